@@ -1,0 +1,38 @@
+# Two commands do everything: `make demo` and `make test` (see README.md).
+# Django 6 needs Python 3.12+: use the first such interpreter found (pyenv's too).
+PYTHON ?= $(shell for p in python3.14 python3.13 python3.12 python3 $(wildcard $(HOME)/.pyenv/versions/3.1[2-9]*/bin/python3); do \
+	$$p -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null && { echo $$p; break; }; done)
+VENV := .venv
+BIN := $(VENV)/bin
+PORT ?= 8000
+
+.PHONY: demo test lint browser-test serve clean
+
+$(BIN)/.installed-runtime: requirements.txt
+	@test -n "$(PYTHON)" || { echo "error: Python 3.12 or newer is needed (Django 6); none found on PATH" >&2; exit 1; }
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -r requirements.txt
+	touch $@
+
+$(BIN)/.installed-dev: $(BIN)/.installed-runtime requirements-dev.txt
+	$(BIN)/python -m pip install -q -r requirements-dev.txt
+	touch $@
+
+demo: $(BIN)/.installed-runtime
+	$(BIN)/python manage.py migrate --noinput
+	$(BIN)/python manage.py load_demo
+	$(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
+
+lint: $(BIN)/.installed-dev
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+test: lint
+	$(BIN)/python -m pytest -m "not browser" $(PYTEST_ARGS)
+
+browser-test: $(BIN)/.installed-dev
+	$(BIN)/python -m pytest -m browser $(PYTEST_ARGS)
+
+clean:
+	rm -rf $(VENV) db.sqlite3 .pytest_cache

@@ -1,0 +1,426 @@
+"""Parsing of campaign bundles and judgment files into plain dataclasses.
+
+Nothing here touches the database: a file is read and checked whole, so that an import either has every
+problem located (file, line, field) before anything is written, or writes everything.
+"""
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from annotation.errors import InputError
+from annotation.errors import InputErrorCode as Code
+from annotation.models import (
+    Aggregation,
+    Gain,
+    GSBScale,
+    RankingModel,
+    Verdict,
+    default_cutoffs,
+    default_scale,
+)
+
+SETTING_DEFAULTS: dict[str, Any] = {
+    "overlap": 3,
+    "gsb_overlap": 3,
+    "pool_depth": 10,
+    "gsb_depth": 5,
+    "gsb_scale": GSBScale.THREE_POINT.value,
+    "auto_same_identical": True,
+    "cutoffs": None,  # default_cutoffs()
+    "gain": Gain.EXPONENTIAL.value,
+    "aggregation": Aggregation.MEAN.value,
+    "launch_min_gsb": 0.05,
+    "launch_alpha": 0.05,
+    "primary_measure": "nDCG@10",
+}
+POSITIVE_INT_SETTINGS = ("overlap", "gsb_overlap", "pool_depth", "gsb_depth")
+
+
+@dataclass(frozen=True)
+class QueryRow:
+    external_id: str
+    text: str
+    description: str = ""
+    segment: str = ""
+    weight: float = 1.0
+
+
+@dataclass(frozen=True)
+class DocumentRow:
+    external_id: str
+    title: str = ""
+    url: str = ""
+    body: str = ""
+
+
+@dataclass(frozen=True)
+class ModelRow:
+    name: str
+    role: str
+
+
+@dataclass
+class CampaignBundle:
+    name: str
+    description: str
+    guidelines: str
+    scale: list[dict]
+    settings: dict[str, Any]
+    models: list[ModelRow]
+    queries: list[QueryRow]
+    documents: list[DocumentRow]
+    # model name -> query id -> document ids in rank order
+    rankings: dict[str, dict[str, list[str]]] = field(default_factory=dict)
+    # (query id, document id) -> known grade; (query id, experimental model) -> known verdict
+    gold_grades: dict[tuple[str, str], int] = field(default_factory=dict)
+    gold_verdicts: dict[tuple[str, str], str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class JudgmentRow:
+    line: int
+    annotator: str
+    query: str
+    document: str
+    grade: int
+    comment: str = ""
+    seconds_spent: float | None = None
+
+
+@dataclass(frozen=True)
+class PreferenceRow:
+    line: int
+    annotator: str
+    query: str
+    model: str
+    verdict: str
+    strength: int | None = None
+    experimental_on_left: bool | None = None
+    comment: str = ""
+    seconds_spent: float | None = None
+
+
+class _Reader:
+    """Typed field access that names the file and the field path of every problem."""
+
+    def __init__(self, source: str, line: int | None = None):
+        self.source = source
+        self.line = line
+
+    def error(self, code: Code, path: str, message: str) -> InputError:
+        return InputError(code, message, source=self.source, line=self.line, field=path)
+
+    def get(self, obj: dict, key: str, path: str, kind: type | tuple, *, required=True, default=None):
+        if key not in obj or obj[key] is None:
+            if required:
+                raise self.error(Code.MISSING_FIELD, path, "is required")
+            return default
+        value = obj[key]
+        # bool is an int in Python; a grade of `true` is a type error, not 1.
+        if isinstance(value, bool) and bool not in (kind if isinstance(kind, tuple) else (kind,)):
+            raise self.error(Code.WRONG_TYPE, path, f"must be {_kind_name(kind)}, not a boolean")
+        if not isinstance(value, kind):
+            raise self.error(Code.WRONG_TYPE, path, f"must be {_kind_name(kind)}, not {type(value).__name__}")
+        return value
+
+    def text(self, obj: dict, key: str, path: str, *, required=True, max_length: int | None = None) -> str:
+        value = self.get(obj, key, path, str, required=required, default="")
+        if required and not value.strip():
+            raise self.error(Code.INVALID_VALUE, path, "must not be empty")
+        if max_length is not None and len(value) > max_length:
+            raise self.error(Code.INVALID_VALUE, path, f"is longer than {max_length} characters")
+        return value
+
+    def items(self, obj: dict, key: str, *, required=True) -> list:
+        return self.get(obj, key, key, list, required=required, default=[])
+
+    def obj(self, value: Any, path: str) -> dict:
+        if not isinstance(value, dict):
+            raise self.error(Code.WRONG_TYPE, path, f"must be an object, not {type(value).__name__}")
+        return value
+
+
+def _kind_name(kind: type | tuple) -> str:
+    names = {
+        str: "a string",
+        int: "an integer",
+        float: "a number",
+        list: "a list",
+        dict: "an object",
+        bool: "a boolean",
+    }
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    return " or ".join(names.get(k, k.__name__) for k in kinds)
+
+
+def load_json(text: str, source: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            Code.MALFORMED, f"malformed JSON: {exc.msg}", source=source, line=exc.lineno
+        ) from None
+
+
+def parse_scale(raw: Any, reader: _Reader) -> list[dict]:
+    if not isinstance(raw, list) or len(raw) < 2:
+        raise reader.error(Code.INVALID_VALUE, "scale", "must be a list of at least two grades")
+    scale, seen = [], set()
+    for i, item in enumerate(raw):
+        path = f"scale[{i}]"
+        grade = reader.obj(item, path)
+        value = reader.get(grade, "value", f"{path}.value", int)
+        if value in seen:
+            raise reader.error(Code.DUPLICATE_ID, f"{path}.value", f"grade {value} appears twice")
+        seen.add(value)
+        label = reader.text(grade, "label", f"{path}.label", max_length=60)
+        description = reader.text(grade, "description", f"{path}.description", required=False)
+        scale.append({"value": value, "label": label, "description": description})
+    return sorted(scale, key=lambda grade: grade["value"])
+
+
+def parse_settings(raw: Any, reader: _Reader) -> dict[str, Any]:
+    raw = reader.obj(raw, "settings")
+    unknown = sorted(set(raw) - set(SETTING_DEFAULTS))
+    if unknown:
+        raise reader.error(
+            Code.INVALID_VALUE, f"settings.{unknown[0]}", f"is not a setting ({', '.join(SETTING_DEFAULTS)})"
+        )
+    settings = {key: raw.get(key, default) for key, default in SETTING_DEFAULTS.items()}
+    for key in POSITIVE_INT_SETTINGS:
+        value = reader.get(settings, key, f"settings.{key}", int)
+        if not 1 <= value <= 1000:
+            raise reader.error(Code.INVALID_VALUE, f"settings.{key}", "must be between 1 and 1000")
+    cutoffs = settings["cutoffs"] if settings["cutoffs"] is not None else default_cutoffs()
+    if not isinstance(cutoffs, list) or not cutoffs or not all(type(k) is int and k >= 1 for k in cutoffs):
+        raise reader.error(
+            Code.INVALID_VALUE, "settings.cutoffs", "must be a non-empty list of positive integers"
+        )
+    settings["cutoffs"] = sorted(set(cutoffs))
+    choices = {"gain": Gain.values, "aggregation": Aggregation.values, "gsb_scale": GSBScale.values}
+    for key, allowed in choices.items():
+        if settings[key] not in allowed:
+            raise reader.error(
+                Code.INVALID_VALUE, f"settings.{key}", f"must be one of {', '.join(map(str, allowed))}"
+            )
+    reader.get(settings, "auto_same_identical", "settings.auto_same_identical", bool)
+    reader.get(settings, "primary_measure", "settings.primary_measure", str)
+    for key in ("launch_min_gsb", "launch_alpha"):
+        reader.get(settings, key, f"settings.{key}", (int, float))
+    if not 0 < settings["launch_alpha"] < 1:
+        raise reader.error(Code.INVALID_VALUE, "settings.launch_alpha", "must be between 0 and 1")
+    return settings
+
+
+def parse_bundle(data: Any, source: str, *, require_rankings: bool = True) -> CampaignBundle:
+    """Check a decoded bundle whole and return it as dataclasses; raise `InputError` at the first problem."""
+    reader = _Reader(source)
+    data = reader.obj(data, "(top level)")
+    scale = parse_scale(data["scale"], reader) if data.get("scale") is not None else default_scale()
+    bundle = CampaignBundle(
+        name=reader.text(data, "name", "name", max_length=200),
+        description=reader.text(data, "description", "description", required=False),
+        guidelines=reader.text(data, "guidelines", "guidelines", required=False),
+        scale=scale,
+        settings=parse_settings(data.get("settings") or {}, reader),
+        models=_parse_models(reader.items(data, "models"), reader),
+        queries=_parse_queries(reader.items(data, "queries"), reader),
+        documents=_parse_documents(reader.items(data, "documents"), reader),
+    )
+    rankings = reader.items(data, "rankings", required=require_rankings)
+    bundle.rankings = _parse_rankings(rankings, bundle, reader)
+    _parse_gold(reader.items(data, "gold", required=False), bundle, reader)
+    return bundle
+
+
+def _unique(reader: _Reader, seen: set, value: str, path: str, what: str) -> None:
+    if value in seen:
+        raise reader.error(Code.DUPLICATE_ID, path, f"duplicate {what} {value!r}")
+    seen.add(value)
+
+
+def _parse_models(items: list, reader: _Reader) -> list[ModelRow]:
+    models, seen = [], set()
+    for i, item in enumerate(items):
+        path = f"models[{i}]"
+        row = reader.obj(item, path)
+        name = reader.text(row, "name", f"{path}.name", max_length=100)
+        _unique(reader, seen, name, f"{path}.name", "model")
+        role = reader.text(row, "role", f"{path}.role")
+        if role not in RankingModel.Role.values:
+            raise reader.error(Code.INVALID_VALUE, f"{path}.role", "must be 'online' or 'experimental'")
+        models.append(ModelRow(name, role))
+    roles = [model.role for model in models]
+    if roles.count(RankingModel.Role.ONLINE) != 1:
+        raise reader.error(Code.INVALID_VALUE, "models", "a campaign needs exactly one online model")
+    if RankingModel.Role.EXPERIMENTAL not in roles:
+        raise reader.error(Code.INVALID_VALUE, "models", "a campaign needs at least one experimental model")
+    return models
+
+
+def _parse_queries(items: list, reader: _Reader) -> list[QueryRow]:
+    queries, seen = [], set()
+    for i, item in enumerate(items):
+        path = f"queries[{i}]"
+        row = reader.obj(item, path)
+        external_id = reader.text(row, "id", f"{path}.id", max_length=100)
+        _unique(reader, seen, external_id, f"{path}.id", "query id")
+        weight = reader.get(row, "weight", f"{path}.weight", (int, float), required=False, default=1.0)
+        if not weight > 0:
+            raise reader.error(Code.INVALID_VALUE, f"{path}.weight", "must be positive")
+        queries.append(
+            QueryRow(
+                external_id=external_id,
+                text=reader.text(row, "text", f"{path}.text"),
+                description=reader.text(row, "description", f"{path}.description", required=False),
+                segment=reader.text(row, "segment", f"{path}.segment", required=False, max_length=100),
+                weight=float(weight),
+            )
+        )
+    if not queries:
+        raise reader.error(Code.INVALID_VALUE, "queries", "must list at least one query")
+    return queries
+
+
+def _parse_documents(items: list, reader: _Reader) -> list[DocumentRow]:
+    documents, seen = [], set()
+    for i, item in enumerate(items):
+        path = f"documents[{i}]"
+        row = reader.obj(item, path)
+        external_id = reader.text(row, "id", f"{path}.id", max_length=200)
+        _unique(reader, seen, external_id, f"{path}.id", "document id")
+        documents.append(
+            DocumentRow(
+                external_id=external_id,
+                title=reader.text(row, "title", f"{path}.title", required=False),
+                url=reader.text(row, "url", f"{path}.url", required=False),
+                body=reader.text(row, "body", f"{path}.body", required=False),
+            )
+        )
+    return documents
+
+
+def _parse_rankings(items: list, bundle: CampaignBundle, reader: _Reader) -> dict[str, dict[str, list[str]]]:
+    model_names = {model.name for model in bundle.models}
+    query_ids = {query.external_id for query in bundle.queries}
+    document_ids = {document.external_id for document in bundle.documents}
+    rankings: dict[str, dict[str, list[str]]] = {name: {} for name in model_names}
+    for i, item in enumerate(items):
+        path = f"rankings[{i}]"
+        row = reader.obj(item, path)
+        model = reader.text(row, "model", f"{path}.model")
+        if model not in model_names:
+            raise reader.error(Code.UNKNOWN_MODEL, f"{path}.model", f"unknown model {model!r}")
+        query = reader.text(row, "query", f"{path}.query")
+        if query not in query_ids:
+            raise reader.error(Code.UNKNOWN_QUERY, f"{path}.query", f"unknown query {query!r}")
+        if query in rankings[model]:
+            raise reader.error(
+                Code.DUPLICATE_ID, path, f"model {model!r} has a second ranking for query {query!r}"
+            )
+        documents = reader.get(row, "documents", f"{path}.documents", list)
+        seen: set[str] = set()
+        for j, document in enumerate(documents):
+            doc_path = f"{path}.documents[{j}]"
+            if not isinstance(document, str):
+                raise reader.error(Code.WRONG_TYPE, doc_path, "must be a document id (a string)")
+            if document not in document_ids:
+                raise reader.error(Code.UNKNOWN_DOCUMENT, doc_path, f"unknown document {document!r}")
+            _unique(reader, seen, document, doc_path, "document in one ranking:")
+        rankings[model][query] = documents
+    return rankings
+
+
+def _parse_gold(items: list, bundle: CampaignBundle, reader: _Reader) -> None:
+    """Gold items: `{"query", "document", "grade"}` or `{"query", "model", "verdict"}`."""
+    query_ids = {query.external_id for query in bundle.queries}
+    experimental = {model.name for model in bundle.models if model.role == RankingModel.Role.EXPERIMENTAL}
+    document_ids = {document.external_id for document in bundle.documents}
+    scale_values = {grade["value"] for grade in bundle.scale}
+    for i, item in enumerate(items):
+        path = f"gold[{i}]"
+        row = reader.obj(item, path)
+        query = reader.text(row, "query", f"{path}.query")
+        if query not in query_ids:
+            raise reader.error(Code.UNKNOWN_QUERY, f"{path}.query", f"unknown query {query!r}")
+        if "grade" in row:
+            document = reader.text(row, "document", f"{path}.document")
+            if document not in document_ids:
+                raise reader.error(
+                    Code.UNKNOWN_DOCUMENT, f"{path}.document", f"unknown document {document!r}"
+                )
+            grade = reader.get(row, "grade", f"{path}.grade", int)
+            if grade not in scale_values:
+                raise reader.error(Code.GRADE_NOT_ON_SCALE, f"{path}.grade", f"{grade} is not on the scale")
+            bundle.gold_grades[query, document] = grade
+        else:
+            model = reader.text(row, "model", f"{path}.model")
+            if model not in experimental:
+                raise reader.error(
+                    Code.UNKNOWN_MODEL, f"{path}.model", f"{model!r} is not an experimental model"
+                )
+            verdict = reader.text(row, "verdict", f"{path}.verdict")
+            if verdict not in Verdict.values:
+                raise reader.error(Code.INVALID_VALUE, f"{path}.verdict", "must be 'good', 'same' or 'bad'")
+            bundle.gold_verdicts[query, model] = verdict
+
+
+def parse_judgment_lines(
+    lines, source: str, *, scale_values: set[int]
+) -> tuple[list[JudgmentRow], list[PreferenceRow]]:
+    """Read JSONL labels: a grade has `document` and `grade`, a side-by-side verdict `model` and `verdict`."""
+    judgments: list[JudgmentRow] = []
+    preferences: list[PreferenceRow] = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        reader = _Reader(source, number)
+        try:
+            raw = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise reader.error(Code.MALFORMED, "", f"malformed JSON: {exc.msg}") from None
+        row = reader.obj(raw, "(line)")
+        annotator = reader.text(row, "annotator", "annotator", max_length=150)
+        query = reader.text(row, "query", "query")
+        comment = reader.text(row, "comment", "comment", required=False)
+        seconds = reader.get(row, "seconds_spent", "seconds_spent", (int, float), required=False)
+        if seconds is not None and seconds < 0:
+            raise reader.error(Code.INVALID_VALUE, "seconds_spent", "must not be negative")
+        if "grade" in row or "document" in row:
+            grade = reader.get(row, "grade", "grade", int)
+            if grade not in scale_values:
+                allowed = ", ".join(map(str, sorted(scale_values)))
+                raise reader.error(
+                    Code.GRADE_NOT_ON_SCALE, "grade", f"{grade} is not on the scale ({allowed})"
+                )
+            document = reader.text(row, "document", "document")
+            judgments.append(JudgmentRow(number, annotator, query, document, grade, comment, seconds))
+        elif "verdict" in row or "model" in row:
+            verdict = reader.text(row, "verdict", "verdict")
+            if verdict not in Verdict.values:
+                raise reader.error(Code.INVALID_VALUE, "verdict", "must be 'good', 'same' or 'bad'")
+            strength = reader.get(row, "strength", "strength", int, required=False)
+            if strength is not None and (strength not in (1, 2) or verdict == Verdict.SAME):
+                raise reader.error(Code.INVALID_VALUE, "strength", "must be 1 or 2, and only for good or bad")
+            side = reader.get(row, "experimental_side", "experimental_side", str, required=False)
+            if side not in (None, "left", "right"):
+                raise reader.error(Code.INVALID_VALUE, "experimental_side", "must be 'left' or 'right'")
+            preferences.append(
+                PreferenceRow(
+                    number,
+                    annotator,
+                    query,
+                    reader.text(row, "model", "model"),
+                    verdict,
+                    strength,
+                    None if side is None else side == "left",
+                    comment,
+                    seconds,
+                )
+            )
+        else:
+            raise reader.error(
+                Code.MISSING_FIELD, "grade", "a line needs `document` and `grade`, or `model` and `verdict`"
+            )
+    return judgments, preferences

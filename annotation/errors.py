@@ -1,0 +1,59 @@
+"""Errors users see, each with a code and the place it was found (file, line, field)."""
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class InputErrorCode(StrEnum):
+    MALFORMED = "malformed"
+    MISSING_FIELD = "missing_field"
+    WRONG_TYPE = "wrong_type"
+    INVALID_VALUE = "invalid_value"
+    DUPLICATE_ID = "duplicate_id"
+    UNKNOWN_QUERY = "unknown_query"
+    UNKNOWN_DOCUMENT = "unknown_document"
+    UNKNOWN_MODEL = "unknown_model"
+    UNKNOWN_CAMPAIGN = "unknown_campaign"
+    GRADE_NOT_ON_SCALE = "grade_not_on_scale"
+    ALREADY_EXISTS = "already_exists"
+    TOO_LARGE = "too_large"
+
+
+@dataclass
+class InputError(Exception):
+    """Bad input, located: `source` is a file name (or "request"), `line` 1-based when known."""
+
+    code: InputErrorCode
+    message: str
+    source: str = ""
+    line: int | None = None
+    field: str = ""
+
+    def __str__(self) -> str:
+        place = self.source
+        if self.line is not None:
+            place = f"{place}:{self.line}" if place else f"line {self.line}"
+        parts = [part for part in (place, self.field) if part]
+        return ": ".join([*parts, self.message])
+
+
+class TaskErrorCode(StrEnum):
+    NOT_ASSIGNED = "not_assigned"
+    LEASE_EXPIRED_FULL = "lease_expired_full"
+    INVALID_LABEL = "invalid_label"
+    NOT_FOUND = "not_found"
+    GRADE_NOT_ON_SCALE = "grade_not_on_scale"
+    SKIPPED = "skipped"
+    NOT_LEASED = "not_leased"
+
+
+@dataclass
+class TaskError(Exception):
+    """A submission the rules refuse, with a message for the annotator."""
+
+    code: TaskErrorCode
+    message: str
+    field: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.field}: {self.message}" if self.field else self.message

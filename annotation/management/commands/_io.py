@@ -1,0 +1,33 @@
+"""What the import and export commands share: reading files (gzip too) and a progress bar on terminals."""
+
+import gzip
+import sys
+from pathlib import Path
+
+from django.core.management.base import CommandError
+
+from annotation.errors import InputError
+
+
+def read_text(path: str) -> str:
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise CommandError(f"{path}: cannot read: {exc.strerror}") from None
+    if raw[:2] == b"\x1f\x8b":
+        raw = gzip.decompress(raw)
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CommandError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+
+
+def command_error(error: InputError) -> CommandError:
+    return CommandError(str(error))
+
+
+def progress_bar(total: int, description: str):
+    """A tqdm bar on a terminal; nothing when output is piped or logged."""
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc=description, unit="row", disable=not sys.stderr.isatty(), file=sys.stderr)

@@ -1,0 +1,35 @@
+import json
+
+from django.core.management.base import BaseCommand
+
+from annotation.errors import InputError
+from annotation.management.commands._io import command_error
+from annotation.selectors import campaign_get, campaign_labels_export
+from metrics.compute.trec import write_qrels
+from metrics.selectors import campaign_aggregated_labels
+
+
+class Command(BaseCommand):
+    help = "Write a campaign's raw labels as JSONL, or its aggregated labels as TREC qrels."
+
+    def add_arguments(self, parser):
+        parser.add_argument("campaign", help="the campaign's id or name")
+        parser.add_argument("--format", choices=["jsonl", "qrels"], default="jsonl")
+        parser.add_argument("-o", "--output", help="a file to write (default: standard output)")
+
+    def handle(self, *args, campaign, format, output, **options):
+        try:
+            target = campaign_get(identifier=campaign)
+        except InputError as exc:
+            raise command_error(exc) from None
+        out = open(output, "w", encoding="utf-8") if output else self.stdout  # noqa: SIM115
+        try:
+            if format == "jsonl":
+                for row in campaign_labels_export(campaign=target):
+                    out.write(json.dumps(row, ensure_ascii=False) + "\n")
+            else:
+                labels = campaign_aggregated_labels(campaign=target)
+                write_qrels(out, labels.query_ids, labels.document_ids, labels.grades)
+        finally:
+            if output:
+                out.close()

@@ -1,0 +1,42 @@
+from django.core.management.base import BaseCommand, CommandError
+
+from annotation.bundle import load_json, parse_bundle
+from annotation.errors import InputError
+from annotation.management.commands._io import command_error, progress_bar, read_text
+from annotation.services.campaigns import campaign_import
+from metrics.compute.trec import TrecFormatError, read_run_rankings
+
+
+class Command(BaseCommand):
+    help = "Create a campaign from a JSON bundle (and TREC runs), all in one transaction; prints its id."
+
+    def add_arguments(self, parser):
+        parser.add_argument("bundle", help="the campaign bundle (JSON, may be gzipped)")
+        parser.add_argument(
+            "--run",
+            action="append",
+            default=[],
+            metavar="MODEL=PATH",
+            help="a TREC run (qid Q0 docid rank score tag) giving MODEL's rankings; repeatable",
+        )
+
+    def handle(self, *args, bundle, run, **options):
+        runs = {}
+        for spec in run:
+            model, _, path = spec.partition("=")
+            if not model or not path:
+                raise CommandError(f"--run {spec!r}: write it as MODEL=PATH")
+            try:
+                runs[model] = read_run_rankings(path)
+            except TrecFormatError as exc:
+                raise CommandError(str(exc)) from None
+        try:
+            parsed = parse_bundle(load_json(read_text(bundle), bundle), bundle, require_rankings=not runs)
+            total = sum(
+                len(docs) for ranks in {**parsed.rankings, **runs}.values() for docs in ranks.values()
+            )
+            with progress_bar(total, "rankings") as bar:
+                campaign = campaign_import(bundle=parsed, runs=runs, progress=bar.update)
+        except InputError as exc:
+            raise command_error(exc) from None
+        self.stdout.write(str(campaign.pk))

@@ -1,0 +1,18 @@
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+
+from annotation.services.demo import DEMO_PASSWORD, DEMO_USERS, demo_load
+
+
+class Command(BaseCommand):
+    help = "Load the demo campaign and the demo logins (development only; idempotent)."
+
+    def handle(self, *args, **options):
+        if not settings.DEBUG:
+            raise CommandError(
+                "load_demo creates users with the password 'demo'; it runs only with DEBUG on."
+            )
+        campaign, created = demo_load()
+        state = "loaded" if created else "already loaded"
+        self.stdout.write(f"Demo campaign {campaign.name!r} (id {campaign.pk}) {state}.")
+        self.stdout.write(f"Demo logins (password {DEMO_PASSWORD!r}): {', '.join(DEMO_USERS)}")

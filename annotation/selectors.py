@@ -1,0 +1,388 @@
+"""Reads of the annotation domain: a few queries each, returning rows or plain data."""
+
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from django.contrib.auth import get_user_model
+from django.db import models
+from django.db.models import (
+    BigIntegerField,
+    Count,
+    Exists,
+    ExpressionWrapper,
+    F,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+    Sum,
+)
+from django.db.models.functions import Coalesce, Greatest
+from django.utils import timezone
+
+from annotation.errors import InputError
+from annotation.errors import InputErrorCode as Code
+from annotation.models import (
+    Assignment,
+    Campaign,
+    Document,
+    GSBScale,
+    Judgment,
+    Preference,
+    Ranking,
+    RankingModel,
+    RelevanceTask,
+    SideBySideTask,
+    Verdict,
+)
+
+
+def campaign_get(*, identifier: str | int) -> Campaign:
+    """A campaign by its id or its exact name."""
+    text = str(identifier)
+    campaign = Campaign.objects.filter(pk=int(text)).first() if text.isdigit() else None
+    campaign = campaign or Campaign.objects.filter(name=text).first()
+    if campaign is None:
+        raise InputError(Code.UNKNOWN_CAMPAIGN, f"no campaign with id or name {text!r}", field="campaign")
+    return campaign
+
+
+def campaign_labels_export(*, campaign: Campaign) -> Iterator[dict]:
+    """Every raw label of a campaign as the JSONL objects `import_judgments` reads (a lossless round trip)."""
+    judgments = (
+        Judgment.objects.filter(task__campaign=campaign)
+        .order_by("task__query__external_id", "task__document__external_id", "annotator__username")
+        .values_list(
+            "annotator__username",
+            "task__query__external_id",
+            "task__document__external_id",
+            "grade",
+            "comment",
+            "seconds_spent",
+        )
+    )
+    for annotator, query, document, grade, comment, seconds in judgments.iterator(chunk_size=5000):
+        row = {"annotator": annotator, "query": query, "document": document, "grade": grade}
+        yield _with_optional(row, comment, seconds)
+    preferences = (
+        Preference.objects.filter(task__campaign=campaign)
+        .order_by("task__query__external_id", "task__experimental_model__name", "annotator__username")
+        .values_list(
+            "annotator__username",
+            "task__query__external_id",
+            "task__experimental_model__name",
+            "verdict",
+            "strength",
+            "experimental_on_left",
+            "comment",
+            "seconds_spent",
+        )
+    )
+    for annotator, query, model, verdict, strength, on_left, comment, seconds in preferences.iterator(
+        chunk_size=5000
+    ):
+        row = {"annotator": annotator, "query": query, "model": model, "verdict": verdict}
+        if strength is not None:
+            row["strength"] = strength
+        row["experimental_side"] = "left" if on_left else "right"
+        yield _with_optional(row, comment, seconds)
+
+
+def _with_optional(row: dict, comment: str, seconds: float | None) -> dict:
+    if comment:
+        row["comment"] = comment
+    if seconds is not None:
+        row["seconds_spent"] = seconds
+    return row
+
+
+# --- The annotator's workbench ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TaskKind:
+    """What differs between relevance and side-by-side tasks when handing them out."""
+
+    name: str
+    model: type[models.Model]
+    label_model: type[models.Model]
+    assignment_field: str
+    overlap_field: str
+
+    @property
+    def is_side_by_side(self) -> bool:
+        return self.model is SideBySideTask
+
+
+RELEVANCE = TaskKind("relevance", RelevanceTask, Judgment, "relevance_task", "overlap")
+SIDE_BY_SIDE = TaskKind("side_by_side", SideBySideTask, Preference, "side_by_side_task", "gsb_overlap")
+TASK_KINDS = (RELEVANCE, SIDE_BY_SIDE)  # the order tasks are handed out in
+
+ORDER_PRIME = 2_147_483_647  # (pk * a + b) mod p: a shuffle of task ids that needs no random() in SQL
+# Keys for grades outside 0-9; none of g s u c m, which the workbench uses.
+GRADE_LETTER_KEYS = "xzvbnqwertyiop"
+
+
+def task_kind(task) -> TaskKind:
+    return SIDE_BY_SIDE if isinstance(task, SideBySideTask) else RELEVANCE
+
+
+def _count(queryset, field: str):
+    return Coalesce(Subquery(queryset.order_by().values(field).annotate(n=Count("pk")).values("n")[:1]), 0)
+
+
+def _slots_taken(kind: TaskKind, now):
+    """Labels plus live leases of the outer task: what its overlap is spent on."""
+    labels = kind.label_model.objects.filter(task=OuterRef("pk"))
+    leases = Assignment.objects.filter(
+        status=Assignment.Status.LEASED, expires_at__gt=now, **{kind.assignment_field: OuterRef("pk")}
+    )
+    return _count(labels, "task") + _count(leases, kind.assignment_field)
+
+
+def task_slots_taken(*, task, now) -> int:
+    kind = task_kind(task)
+    labels = kind.label_model.objects.filter(task=task).count()
+    leases = Assignment.objects.filter(
+        status=Assignment.Status.LEASED, expires_at__gt=now, **{kind.assignment_field: task}
+    ).count()
+    return labels + leases
+
+
+def _tasks_open(*, kind: TaskKind, annotator, now) -> QuerySet:
+    """Tasks of every campaign the annotator may still be given: unlabelled by them, never submitted or
+    skipped by them (an expired lease of theirs may be renewed), with a slot left."""
+    mine = Assignment.objects.filter(annotator=annotator, **{kind.assignment_field: OuterRef("pk")}).exclude(
+        status=Assignment.Status.LEASED, expires_at__lte=now
+    )
+    labelled = kind.label_model.objects.filter(task=OuterRef("pk"), annotator=annotator)
+    tasks = kind.model.objects.filter(~Exists(mine), ~Exists(labelled))
+    if kind.is_side_by_side:
+        tasks = tasks.exclude(lists_identical=True, campaign__auto_same_identical=True)
+    return tasks.alias(taken=_slots_taken(kind, now)).filter(taken__lt=F(f"campaign__{kind.overlap_field}"))
+
+
+def tasks_available(*, kind: TaskKind, annotator, now) -> QuerySet:
+    """`_tasks_open` in the annotator's own order, fixed per annotator so a reload changes nothing."""
+    rng = random.Random(f"task-order:{annotator.pk}")
+    a, b = rng.randrange(1, ORDER_PRIME), rng.randrange(ORDER_PRIME)
+    order = ExpressionWrapper((F("pk") * a + b) % ORDER_PRIME, output_field=BigIntegerField())
+    return _tasks_open(kind=kind, annotator=annotator, now=now).alias(order=order).order_by("order", "pk")
+
+
+def in_campaign(campaign: Campaign) -> Q:
+    """Assignments of a campaign, whichever kind of task they hold."""
+    return Q(relevance_task__campaign=campaign) | Q(side_by_side_task__campaign=campaign)
+
+
+def _assignment_campaign():
+    return Coalesce("relevance_task__campaign", "side_by_side_task__campaign")
+
+
+def _annotator_progress(*, annotator, campaign_ids: list[int]) -> dict[int, dict]:
+    now = timezone.now()
+    progress = {pk: {"done": 0, "remaining": 0, "skipped": 0} for pk in campaign_ids}
+    for label_model in (Judgment, Preference):
+        done = (
+            label_model.objects.filter(annotator=annotator, task__campaign__in=campaign_ids)
+            .order_by()
+            .values("task__campaign")
+            .annotate(n=Count("pk"))
+        )
+        for row in done:
+            progress[row["task__campaign"]]["done"] += row["n"]
+    assignments = (
+        Assignment.objects.filter(annotator=annotator, status__in=["leased", "skipped"])
+        .annotate(campaign=_assignment_campaign())
+        .filter(campaign__in=campaign_ids)
+        .order_by()
+        .values("campaign")
+        .annotate(
+            skipped=Count("pk", filter=Q(status=Assignment.Status.SKIPPED)),
+            live=Count("pk", filter=Q(status=Assignment.Status.LEASED, expires_at__gt=now)),
+        )
+    )
+    for row in assignments:
+        progress[row["campaign"]]["skipped"] = row["skipped"]
+        progress[row["campaign"]]["remaining"] += row["live"]
+    for kind in TASK_KINDS:
+        available = (
+            _tasks_open(kind=kind, annotator=annotator, now=now)
+            .filter(campaign__in=campaign_ids)
+            .order_by()
+            .values("campaign")
+            .annotate(n=Count("pk"))
+        )
+        for row in available:
+            progress[row["campaign"]]["remaining"] += row["n"]
+    return progress
+
+
+def annotator_campaigns(*, annotator) -> list[dict]:
+    """Every campaign with the annotator's own progress; remaining counts what they could still be given."""
+    campaigns = list(Campaign.objects.all())
+    progress = _annotator_progress(annotator=annotator, campaign_ids=[c.pk for c in campaigns])
+    return [{"campaign": campaign, **progress[campaign.pk]} for campaign in campaigns]
+
+
+def annotator_campaign_progress(*, annotator, campaign: Campaign) -> dict:
+    return _annotator_progress(annotator=annotator, campaign_ids=[campaign.pk])[campaign.pk]
+
+
+def assignment_get(*, annotator, campaign: Campaign, pk: int) -> Assignment | None:
+    return (
+        Assignment.objects.filter(
+            in_campaign(campaign),
+            pk=pk,
+            annotator=annotator,
+        )
+        .select_related("relevance_task__campaign", "side_by_side_task__campaign")
+        .first()
+    )
+
+
+def assignment_previous(*, annotator, campaign: Campaign, before: Assignment) -> Assignment | None:
+    """The submitted task the annotator finished last before `before` (any, when `before` is unfinished)."""
+    previous = Assignment.objects.filter(
+        in_campaign(campaign),
+        annotator=annotator,
+        status=Assignment.Status.SUBMITTED,
+    ).exclude(pk=before.pk)
+    if before.finished_at is not None:
+        previous = previous.filter(finished_at__lt=before.finished_at)
+    return previous.order_by("-finished_at").first()
+
+
+def _is_web_url(url: str) -> bool:
+    return urlsplit(url.strip()).scheme.lower() in {"http", "https"}
+
+
+def _document_view(document: Document) -> dict:
+    return {
+        "title": document.title or "(no title)",
+        "url": document.url,
+        "is_link": _is_web_url(document.url),
+        "body": document.body,
+    }
+
+
+def _scale_view(scale: list[dict]) -> list[dict]:
+    letters = iter(GRADE_LETTER_KEYS)
+    return [
+        {**grade, "key": str(grade["value"]) if 0 <= grade["value"] <= 9 else next(letters)}
+        for grade in scale
+    ]
+
+
+def task_view(*, assignment: Assignment) -> dict:
+    """What the workbench shows for an assignment: texts only, never a model's name, role or id; with the
+    annotator's progress and the task to go back to."""
+    task = assignment.task
+    campaign = task.campaign
+    kind = task_kind(task)
+    view = {
+        "kind": kind.name,
+        "assignment_id": assignment.pk,
+        "status": assignment.status,
+        "expires_at": assignment.expires_at,
+        "campaign": {"id": campaign.pk, "name": campaign.name, "guidelines": campaign.guidelines},
+        "query": {"text": task.query.text, "description": task.query.description},
+        "current": None,
+        "progress": annotator_campaign_progress(annotator=assignment.annotator, campaign=campaign),
+    }
+    previous = assignment_previous(annotator=assignment.annotator, campaign=campaign, before=assignment)
+    view["previous_id"] = previous.pk if previous else None
+    if kind is RELEVANCE:
+        view["document"] = _document_view(task.document)
+        view["scale"] = _scale_view(campaign.scale)
+        judgment = Judgment.objects.filter(task=task, annotator=assignment.annotator).first()
+        if judgment is not None:
+            view["current"] = {"grade": judgment.grade, "comment": judgment.comment}
+        return view
+    rankings = (
+        Ranking.objects.filter(query=task.query, rank__lte=campaign.gsb_depth)
+        .filter(
+            Q(model=task.experimental_model_id)
+            | Q(model__campaign=campaign, model__role=RankingModel.Role.ONLINE)
+        )
+        .select_related("document")
+        .order_by("rank")
+    )
+    experimental = [_document_view(r.document) for r in rankings if r.model_id == task.experimental_model_id]
+    online = [_document_view(r.document) for r in rankings if r.model_id != task.experimental_model_id]
+    on_left = assignment.experimental_on_left
+    view["left"], view["right"] = (experimental, online) if on_left else (online, experimental)
+    view["five_point"] = campaign.gsb_scale == GSBScale.FIVE_POINT
+    preference = Preference.objects.filter(task=task, annotator=assignment.annotator).first()
+    if preference is not None:
+        view["current"] = {
+            "side": preference_side(verdict=preference.verdict, experimental_on_left=on_left),
+            "strength": preference.strength,
+            "comment": preference.comment,
+        }
+    return view
+
+
+def preference_side(*, verdict: str, experimental_on_left: bool) -> str:
+    """The side an annotator pressed for a verdict stored relative to the experimental model."""
+    if verdict == Verdict.SAME:
+        return "same"
+    experimental_side, online_side = ("left", "right") if experimental_on_left else ("right", "left")
+    return experimental_side if verdict == Verdict.GOOD else online_side
+
+
+def campaign_progress(*, campaign: Campaign) -> dict:
+    """Per annotator: labels done, leases live, skips; and per kind: tasks and labels still needed."""
+    now = timezone.now()
+    rows: dict[int, dict] = {}
+
+    def row(pk: int) -> dict:
+        return rows.setdefault(pk, {"judgments": 0, "preferences": 0, "in_progress": 0, "skipped": 0})
+
+    for label_model, key in ((Judgment, "judgments"), (Preference, "preferences")):
+        counts = (
+            label_model.objects.filter(task__campaign=campaign)
+            .order_by()
+            .values("annotator")
+            .annotate(n=Count("pk"))
+        )
+        for item in counts:
+            row(item["annotator"])[key] = item["n"]
+    assignments = (
+        Assignment.objects.filter(in_campaign(campaign))
+        .order_by()
+        .values("annotator")
+        .annotate(
+            skipped=Count("pk", filter=Q(status=Assignment.Status.SKIPPED)),
+            live=Count("pk", filter=Q(status=Assignment.Status.LEASED, expires_at__gt=now)),
+        )
+    )
+    for item in assignments:
+        row(item["annotator"]).update(in_progress=item["live"], skipped=item["skipped"])
+    names = dict(get_user_model().objects.filter(pk__in=rows).values_list("pk", "username"))
+    annotators = sorted(
+        (
+            {"username": names[pk], **counts, "done": counts["judgments"] + counts["preferences"]}
+            for pk, counts in rows.items()
+        ),
+        key=lambda item: item["username"],
+    )
+    kinds = []
+    for kind in TASK_KINDS:
+        overlap = getattr(campaign, kind.overlap_field)
+        tasks = kind.model.objects.filter(campaign=campaign)
+        automatic = 0
+        if kind.is_side_by_side and campaign.auto_same_identical:
+            automatic = tasks.filter(lists_identical=True).count()
+            tasks = tasks.filter(lists_identical=False)
+        labels = _count(kind.label_model.objects.filter(task=OuterRef("pk")), "task")
+        totals = tasks.annotate(n=labels).aggregate(
+            tasks=Count("pk"),
+            complete=Count("pk", filter=Q(n__gte=overlap)),
+            labels_left=Sum(Greatest(overlap - F("n"), 0)),
+        )
+        kinds.append({"name": kind.name, "overlap": overlap, "automatic_same": automatic, **totals})
+        kinds[-1]["labels_left"] = kinds[-1]["labels_left"] or 0
+    return {"annotators": annotators, "kinds": kinds}

@@ -1,0 +1,65 @@
+"""Adjudication: a reviewer's final label for a task. Raw judgments and preferences are never changed."""
+
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
+
+from annotation.errors import TaskError, TaskErrorCode
+from annotation.models import Adjudication, LabelRevision, RelevanceTask, SideBySideTask, Verdict
+from annotation.roles import can_review
+
+
+@transaction.atomic
+def adjudication_set(
+    *,
+    reviewer,
+    task: RelevanceTask | SideBySideTask,
+    grade: int | None = None,
+    verdict: str | None = None,
+    reason: str,
+) -> Adjudication:
+    """Create or replace the task's adjudication and record the change in its label history."""
+    if not can_review(reviewer):
+        raise PermissionDenied("only reviewers and managers adjudicate")
+    reason = (reason or "").strip()
+    if not reason:
+        raise TaskError(TaskErrorCode.INVALID_LABEL, "say why this label is final", field="reason")
+    is_relevance = isinstance(task, RelevanceTask)
+    if is_relevance:
+        if grade is None or grade not in task.campaign.grade_values:
+            raise TaskError(
+                TaskErrorCode.INVALID_LABEL,
+                f"grade must be one of {task.campaign.grade_values}",
+                field="grade",
+            )
+        label, task_field = {"grade": grade, "verdict": ""}, "relevance_task"
+        new_value = str(grade)
+    else:
+        if verdict not in Verdict.values:
+            raise TaskError(
+                TaskErrorCode.INVALID_LABEL, f"verdict must be one of {Verdict.values}", field="verdict"
+            )
+        label, task_field = {"grade": None, "verdict": verdict}, "side_by_side_task"
+        new_value = verdict
+
+    # Lock the task row so two reviewers' revisions cannot interleave.
+    type(task).objects.select_for_update().filter(pk=task.pk).first()
+    adjudication = Adjudication.objects.filter(**{task_field: task}).first()
+    old_value = ""
+    if adjudication is None:
+        adjudication = Adjudication(**{task_field: task})
+    else:
+        old_value = str(adjudication.grade) if is_relevance else adjudication.verdict
+    adjudication.reviewer = reviewer
+    adjudication.grade = label["grade"]
+    adjudication.verdict = label["verdict"]
+    adjudication.reason = reason
+    adjudication.save()
+    LabelRevision.objects.create(
+        kind=LabelRevision.Kind.ADJUDICATION,
+        changed_by=reviewer,
+        old_value=old_value,
+        new_value=new_value,
+        note=reason,
+        **{task_field: task},
+    )
+    return adjudication

@@ -1,0 +1,123 @@
+"""The demo campaign: real-looking content (annotation/demo/), demo logins, and part of the work done.
+
+Labels come from simulated raters who mostly agree with a latent truth (annotation/demo/truth.json),
+one of them careless and one leaning to the left side, so that agreement, gold and bias figures have
+something to show. They are loaded through the same label import a team would use.
+"""
+
+import json
+import math
+import random
+from pathlib import Path
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group, Permission
+from django.db import transaction
+
+from annotation.bundle import JudgmentRow, PreferenceRow, parse_bundle
+from annotation.models import Campaign, RankingModel
+from annotation.roles import Role
+from annotation.services.campaigns import campaign_import
+from annotation.services.label_import import labels_import
+
+DEMO_DIR = Path(__file__).resolve().parent.parent / "demo"
+DEMO_PASSWORD = "demo"
+DEMO_USERS = {
+    "manager": Role.MANAGER,
+    "reviewer": Role.REVIEWER,
+    "annotator1": Role.ANNOTATOR,
+    "annotator2": Role.ANNOTATOR,
+    "annotator3": Role.ANNOTATOR,
+}
+# name -> (probability of grading the truth exactly, probability of preferring the left list when unsure)
+SIMULATED_RATERS = {
+    "rater_ana": (0.85, 0.5),
+    "rater_ben": (0.75, 0.5),
+    "rater_chloe": (0.8, 0.5),
+    "rater_dev": (0.45, 0.5),
+    "rater_eli": (0.8, 0.8),
+}
+JUDGED_SHARE = 0.6  # of the queries, so annotators still find work
+GOLD_TASKS = 12
+
+
+def demo_users_ensure() -> None:
+    """The demo logins, each in its group; the manager may use the admin for campaign settings and gold."""
+    User = get_user_model()
+    manager_permissions = Permission.objects.filter(content_type__app_label="annotation")
+    Group.objects.get(name=Role.MANAGER).permissions.set(manager_permissions)
+    for username, role in DEMO_USERS.items():
+        user, _ = User.objects.get_or_create(username=username)
+        user.set_password(DEMO_PASSWORD)
+        user.is_staff = role == Role.MANAGER
+        user.save()
+        user.groups.add(Group.objects.get(name=role))
+
+
+def _dcg(grades: list[int]) -> float:
+    return sum((2**grade - 1) / math.log2(rank + 2) for rank, grade in enumerate(grades))
+
+
+def _simulated_grade(rng: random.Random, truth: int, accuracy: float, scale: list[int]) -> int:
+    if rng.random() < accuracy:
+        return truth
+    neighbours = [grade for grade in scale if abs(grade - truth) == 1] or scale
+    return rng.choice(neighbours)
+
+
+def _simulated_labels(bundle, truth: dict[str, dict[str, int]], rng: random.Random):
+    scale = [grade["value"] for grade in bundle.scale]
+    depth = bundle.settings["pool_depth"]
+    gsb_depth = bundle.settings["gsb_depth"]
+    online = next(model.name for model in bundle.models if model.role == RankingModel.Role.ONLINE)
+    experimental = [model.name for model in bundle.models if model.role == RankingModel.Role.EXPERIMENTAL]
+    queries = sorted(query.external_id for query in bundle.queries)
+    judged = rng.sample(queries, round(len(queries) * JUDGED_SHARE))
+    judgments, preferences = [], []
+    for query in sorted(judged):
+        pooled = {doc for run in bundle.rankings.values() for doc in run.get(query, [])[:depth]}
+        for document in sorted(pooled):
+            for rater in rng.sample(sorted(SIMULATED_RATERS), bundle.settings["overlap"]):
+                grade = _simulated_grade(rng, truth[query][document], SIMULATED_RATERS[rater][0], scale)
+                seconds = round(rng.lognormvariate(2.6, 0.4), 1)
+                judgments.append(JudgmentRow(0, rater, query, document, grade, "", seconds))
+        online_list = bundle.rankings[online].get(query, [])[:gsb_depth]
+        for model in experimental:
+            model_list = bundle.rankings[model].get(query, [])[:gsb_depth]
+            if not online_list or model_list == online_list:
+                continue
+            gap = _dcg([truth[query][d] for d in model_list]) - _dcg([truth[query][d] for d in online_list])
+            for rater in rng.sample(sorted(SIMULATED_RATERS), bundle.settings["gsb_overlap"]):
+                accuracy, left_lean = SIMULATED_RATERS[rater]
+                on_left = rng.random() < 0.5
+                if abs(gap) < 0.5 or rng.random() > accuracy:
+                    # Unsure: a biased rater picks the left list more often than the right.
+                    picked_left = rng.random() < left_lean
+                    verdict = "same" if rng.random() < 0.4 else ("good" if picked_left == on_left else "bad")
+                else:
+                    verdict = "good" if gap > 0 else "bad"
+                seconds = round(rng.lognormvariate(3.0, 0.4), 1)
+                preferences.append(PreferenceRow(0, rater, query, model, verdict, None, on_left, "", seconds))
+    return judgments, preferences
+
+
+@transaction.atomic
+def demo_load() -> tuple[Campaign, bool]:
+    """Load the demo; idempotent. Returns the campaign and whether it was created now."""
+    demo_users_ensure()
+    data = json.loads((DEMO_DIR / "campaign.json").read_text(encoding="utf-8"))
+    existing = Campaign.objects.filter(name=data["name"]).first()
+    if existing:
+        return existing, False
+    truth = json.loads((DEMO_DIR / "truth.json").read_text(encoding="utf-8"))
+    bundle = parse_bundle(data, "annotation/demo/campaign.json")
+    rng = random.Random(20261122)
+    gold_pairs = sorted(
+        {(q, d) for run in bundle.rankings.values() for q, docs in run.items() for d in docs[:3]}
+    )
+    for query, document in rng.sample(gold_pairs, GOLD_TASKS):
+        bundle.gold_grades[query, document] = truth[query][document]
+    campaign = campaign_import(bundle=bundle)
+    judgments, preferences = _simulated_labels(bundle, truth, rng)
+    labels_import(campaign=campaign, judgments=judgments, preferences=preferences, source="demo")
+    return campaign, True

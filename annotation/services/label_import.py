@@ -1,0 +1,163 @@
+"""Loading existing human labels (JSONL) into a campaign, all or nothing."""
+
+import random
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from django.db import transaction
+
+from annotation.bundle import JudgmentRow, PreferenceRow
+from annotation.errors import InputError
+from annotation.errors import InputErrorCode as Code
+from annotation.models import (
+    Campaign,
+    Document,
+    Judgment,
+    Preference,
+    Query,
+    RankingModel,
+    RelevanceTask,
+    SideBySideTask,
+)
+from annotation.roles import Role
+from annotation.services.campaigns import bulk_create_batched
+
+
+def annotators_get_or_create(*, usernames: set[str]) -> dict[str, int]:
+    """Map usernames to user ids; missing ones become annotators who cannot log in until given a password."""
+    User = get_user_model()
+    known = dict(User.objects.filter(username__in=usernames).values_list("username", "pk"))
+    missing = sorted(usernames - set(known))
+    if missing:
+        group, _ = Group.objects.get_or_create(name=Role.ANNOTATOR)
+        for username in missing:
+            user = User(username=username)
+            user.set_unusable_password()
+            user.save()
+            user.groups.add(group)
+            known[username] = user.pk
+    return known
+
+
+@transaction.atomic
+def labels_import(
+    *, campaign: Campaign, judgments: list[JudgmentRow], preferences: list[PreferenceRow], source: str
+) -> tuple[int, int]:
+    """Write parsed labels; any unknown id or repeated label fails the whole import with its line.
+
+    A grade for a document the campaign has but never pooled creates that relevance task: a human label is
+    worth keeping, and the ideal DCG counts every judged document.
+    """
+    query_pk = dict(Query.objects.filter(campaign=campaign).values_list("external_id", "pk"))
+    document_pk = dict(Document.objects.filter(campaign=campaign).values_list("external_id", "pk"))
+    experimental = dict(
+        RankingModel.objects.filter(campaign=campaign, role=RankingModel.Role.EXPERIMENTAL).values_list(
+            "name", "pk"
+        )
+    )
+    task_pk = {
+        (q, d): pk
+        for pk, q, d in RelevanceTask.objects.filter(campaign=campaign).values_list("pk", "query", "document")
+    }
+    sbs_pk = {
+        (q, m): pk
+        for pk, q, m in SideBySideTask.objects.filter(campaign=campaign).values_list(
+            "pk", "query", "experimental_model"
+        )
+    }
+
+    def located(row, code: Code, field: str, message: str) -> InputError:
+        return InputError(code, message, source=source, line=row.line, field=field)
+
+    pairs = []
+    for row in judgments:
+        if row.query not in query_pk:
+            raise located(row, Code.UNKNOWN_QUERY, "query", f"unknown query {row.query!r}")
+        if row.document not in document_pk:
+            raise located(row, Code.UNKNOWN_DOCUMENT, "document", f"unknown document {row.document!r}")
+        pairs.append((query_pk[row.query], document_pk[row.document]))
+    new_pairs = sorted(set(pairs) - set(task_pk))
+    bulk_create_batched(
+        RelevanceTask, (RelevanceTask(campaign=campaign, query_id=q, document_id=d) for q, d in new_pairs)
+    )
+    if new_pairs:
+        task_pk = {
+            (q, d): pk
+            for pk, q, d in RelevanceTask.objects.filter(campaign=campaign).values_list(
+                "pk", "query", "document"
+            )
+        }
+
+    sbs_tasks = []
+    for row in preferences:
+        if row.query not in query_pk:
+            raise located(row, Code.UNKNOWN_QUERY, "query", f"unknown query {row.query!r}")
+        if row.model not in experimental:
+            raise located(
+                row,
+                Code.UNKNOWN_MODEL,
+                "model",
+                f"{row.model!r} is not an experimental model of this campaign",
+            )
+        key = (query_pk[row.query], experimental[row.model])
+        if key not in sbs_pk:
+            raise located(
+                row,
+                Code.UNKNOWN_QUERY,
+                "query",
+                f"query {row.query!r} has no side-by-side task for {row.model!r}",
+            )
+        sbs_tasks.append(sbs_pk[key])
+
+    users = annotators_get_or_create(usernames={row.annotator for row in [*judgments, *preferences]})
+    existing = set(Judgment.objects.filter(task__campaign=campaign).values_list("task_id", "annotator_id"))
+    judgment_objects = []
+    for row, pair in zip(judgments, pairs, strict=True):
+        key = (task_pk[pair], users[row.annotator])
+        if key in existing:
+            raise located(
+                row,
+                Code.DUPLICATE_ID,
+                "annotator",
+                f"{row.annotator!r} already graded {row.query}/{row.document}",
+            )
+        existing.add(key)
+        judgment_objects.append(
+            Judgment(
+                task_id=key[0],
+                annotator_id=key[1],
+                grade=row.grade,
+                comment=row.comment,
+                seconds_spent=row.seconds_spent,
+            )
+        )
+    existing = set(Preference.objects.filter(task__campaign=campaign).values_list("task_id", "annotator_id"))
+    preference_objects = []
+    for row, task in zip(preferences, sbs_tasks, strict=True):
+        key = (task, users[row.annotator])
+        if key in existing:
+            raise located(
+                row,
+                Code.DUPLICATE_ID,
+                "annotator",
+                f"{row.annotator!r} already judged {row.query}/{row.model}",
+            )
+        existing.add(key)
+        # A file without the side shown gets a fair coin, fixed per (task, annotator) so re-imports agree.
+        on_left = row.experimental_on_left
+        if on_left is None:
+            on_left = random.Random(f"{task}:{key[1]}").random() < 0.5
+        preference_objects.append(
+            Preference(
+                task_id=task,
+                annotator_id=key[1],
+                verdict=row.verdict,
+                strength=row.strength,
+                experimental_on_left=on_left,
+                comment=row.comment,
+                seconds_spent=row.seconds_spent,
+            )
+        )
+    bulk_create_batched(Judgment, judgment_objects)
+    bulk_create_batched(Preference, preference_objects)
+    return len(judgment_objects), len(preference_objects)

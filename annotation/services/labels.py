@@ -1,0 +1,138 @@
+"""Submitting labels from the workbench (and the API): relevance grades and side-by-side verdicts.
+
+A first label needs the annotator's lease on the task; a later one changes the label in place. Every
+create and change leaves a LabelRevision. Time spent is measured on the server from the lease.
+"""
+
+from django.db import transaction
+from django.utils import timezone
+
+from annotation.errors import TaskError, TaskErrorCode
+from annotation.models import (
+    Assignment,
+    GSBScale,
+    Judgment,
+    LabelRevision,
+    Preference,
+    RelevanceTask,
+    SideBySideTask,
+    Verdict,
+)
+from annotation.services.assignment import lease_claim, lease_finish
+
+SIDES = ("left", "same", "right")
+
+
+def _seconds_spent(assignment: Assignment, reported: float | None) -> float:
+    """Lease to now; a client's own measure (e.g. time the page was visible) may only shorten it."""
+    measured = (timezone.now() - assignment.leased_at).total_seconds()
+    if reported is None:
+        return measured
+    if reported < 0:
+        raise TaskError(TaskErrorCode.INVALID_LABEL, "must not be negative", field="seconds_spent")
+    return min(reported, measured)
+
+
+@transaction.atomic
+def judgment_submit(
+    *,
+    annotator,
+    task: RelevanceTask,
+    grade: int,
+    comment: str = "",
+    seconds_spent: float | None = None,
+) -> tuple[Judgment, bool]:
+    """Grade a relevance task; returns the judgment and whether it was created (else changed)."""
+    values = task.campaign.grade_values
+    if isinstance(grade, bool) or grade not in values:
+        raise TaskError(
+            TaskErrorCode.GRADE_NOT_ON_SCALE,
+            f"{grade!r} is not on this campaign's scale ({', '.join(map(str, values))})",
+            field="grade",
+        )
+    judgment = Judgment.objects.select_for_update().filter(task=task, annotator=annotator).first()
+    if judgment is not None:
+        old = judgment.grade
+        if (old, judgment.comment) != (grade, comment):
+            judgment.grade, judgment.comment = grade, comment
+            judgment.save(update_fields=["grade", "comment", "updated_at"])
+            _revision(annotator, task, LabelRevision.Kind.JUDGMENT, str(old), str(grade))
+        return judgment, False
+    assignment = lease_claim(annotator=annotator, task=task)
+    judgment = Judgment.objects.create(
+        task=task,
+        annotator=annotator,
+        grade=grade,
+        comment=comment,
+        seconds_spent=_seconds_spent(assignment, seconds_spent),
+    )
+    lease_finish(assignment=assignment)
+    _revision(annotator, task, LabelRevision.Kind.JUDGMENT, "", str(grade))
+    return judgment, True
+
+
+def _verdict(side: str, experimental_on_left: bool) -> Verdict:
+    if side == "same":
+        return Verdict.SAME
+    return Verdict.GOOD if (side == "left") == experimental_on_left else Verdict.BAD
+
+
+def _revision_value(preference: Preference) -> str:
+    """e.g. "good", or "good:2" (much better) on the 5-point scale."""
+    strength = preference.strength
+    return preference.verdict if strength is None else f"{preference.verdict}:{strength}"
+
+
+@transaction.atomic
+def preference_submit(
+    *,
+    annotator,
+    task: SideBySideTask,
+    side: str,
+    strength: int | None = None,
+    comment: str = "",
+    seconds_spent: float | None = None,
+) -> tuple[Preference, bool]:
+    """Record which side the annotator found better, stored relative to the experimental model.
+
+    `strength` (1 slightly, 2 much) is required on the 5-point scale unless the lists are about the same,
+    and refused otherwise. Returns the preference and whether it was created (else changed).
+    """
+    if side not in SIDES:
+        raise TaskError(TaskErrorCode.INVALID_LABEL, f"side must be one of {', '.join(SIDES)}", field="side")
+    if task.campaign.gsb_scale == GSBScale.FIVE_POINT and side != "same":
+        if strength not in (1, 2):
+            raise TaskError(
+                TaskErrorCode.INVALID_LABEL, "choose 1 (slightly) or 2 (much) better", field="strength"
+            )
+    elif strength is not None:
+        raise TaskError(TaskErrorCode.INVALID_LABEL, "no strength on this choice", field="strength")
+    preference = Preference.objects.select_for_update().filter(task=task, annotator=annotator).first()
+    if preference is not None:
+        old, old_comment = _revision_value(preference), preference.comment
+        preference.verdict = _verdict(side, preference.experimental_on_left)
+        preference.strength, preference.comment = strength, comment
+        if (old, old_comment) != (_revision_value(preference), comment):
+            preference.save(update_fields=["verdict", "strength", "comment", "updated_at"])
+            _revision(annotator, task, LabelRevision.Kind.PREFERENCE, old, _revision_value(preference))
+        return preference, False
+    assignment = lease_claim(annotator=annotator, task=task)
+    preference = Preference.objects.create(
+        task=task,
+        annotator=annotator,
+        experimental_on_left=assignment.experimental_on_left,
+        verdict=_verdict(side, assignment.experimental_on_left),
+        strength=strength,
+        comment=comment,
+        seconds_spent=_seconds_spent(assignment, seconds_spent),
+    )
+    lease_finish(assignment=assignment)
+    _revision(annotator, task, LabelRevision.Kind.PREFERENCE, "", _revision_value(preference))
+    return preference, True
+
+
+def _revision(annotator, task, kind: LabelRevision.Kind, old: str, new: str) -> None:
+    task_field = "relevance_task" if kind == LabelRevision.Kind.JUDGMENT else "side_by_side_task"
+    LabelRevision.objects.create(
+        kind=kind, changed_by=annotator, old_value=old, new_value=new, **{task_field: task}
+    )

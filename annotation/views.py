@@ -1,0 +1,124 @@
+"""The annotator's workbench and the manager's progress page; each view parses, calls one service, renders."""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET, require_POST
+
+from annotation import selectors
+from annotation.errors import TaskError
+from annotation.forms import JudgmentForm, PreferenceForm, SkipForm
+from annotation.models import Assignment, Campaign
+from annotation.roles import Role, can_review, role_required, user_has_role
+from annotation.services import assignment as assignment_services
+from annotation.services.labels import judgment_submit, preference_submit
+
+
+def can_annotate(user) -> bool:
+    return user_has_role(user, Role.ANNOTATOR)
+
+
+@require_GET
+def healthz(request):
+    return HttpResponse("ok", content_type="text/plain")
+
+
+@login_required
+def home(request):
+    context = {
+        "campaigns": selectors.annotator_campaigns(annotator=request.user),
+        "can_annotate": can_annotate(request.user),
+        "can_review": can_review(request.user),
+    }
+    return render(request, "annotation/home.html", context)
+
+
+def _render_task(request, assignment: Assignment):
+    view = selectors.task_view(assignment=assignment)
+    template = "annotation/work_relevance.html" if view["kind"] == "relevance" else "annotation/work_gsb.html"
+    return render(request, template, {"task": view, "skip_reasons": SkipForm.base_fields["reason"].choices})
+
+
+@never_cache
+@role_required(can_annotate)
+@require_GET
+def work(request, campaign_id: int):
+    """The annotator's current task, leasing the next one when they hold none."""
+    campaign = get_object_or_404(Campaign, pk=campaign_id)
+    assignment = assignment_services.task_next(annotator=request.user, campaign=campaign)
+    if assignment is None:
+        return render(request, "annotation/work_done.html", {"campaign": campaign})
+    return _render_task(request, assignment)
+
+
+def _assignment_or_404(request, campaign_id: int, assignment_id: int) -> Assignment:
+    campaign = get_object_or_404(Campaign, pk=campaign_id)
+    assignment = selectors.assignment_get(annotator=request.user, campaign=campaign, pk=assignment_id)
+    if assignment is None:
+        raise Http404("No such task of yours.")
+    return assignment
+
+
+@never_cache
+@role_required(can_annotate)
+def task(request, campaign_id: int, assignment_id: int):
+    """GET shows one of the annotator's tasks (to change an earlier label); POST submits its label."""
+    assignment = _assignment_or_404(request, campaign_id, assignment_id)
+    if request.method != "POST":
+        return _render_task(request, assignment)
+    here = redirect("annotation:task", campaign_id, assignment_id)
+    relevance = assignment.relevance_task is not None
+    form = (JudgmentForm if relevance else PreferenceForm)(request.POST)
+    if not form.is_valid():
+        messages.error(request, "; ".join(f"{f}: {' '.join(e)}" for f, e in form.errors.items()))
+        return here
+    data = form.cleaned_data
+    try:
+        if relevance:
+            _, created = judgment_submit(
+                annotator=request.user,
+                task=assignment.relevance_task,
+                grade=data["grade"],
+                comment=data["comment"],
+            )
+        else:
+            _, created = preference_submit(
+                annotator=request.user,
+                task=assignment.side_by_side_task,
+                side=data["side"],
+                strength=data["strength"],
+                comment=data["comment"],
+            )
+    except TaskError as error:
+        messages.error(request, str(error))
+        return here
+    if not created:
+        messages.success(request, "Your earlier answer was changed.")
+    return redirect("annotation:work", campaign_id)
+
+
+@role_required(can_annotate)
+@require_POST
+def task_skip(request, campaign_id: int, assignment_id: int):
+    assignment = _assignment_or_404(request, campaign_id, assignment_id)
+    form = SkipForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Choose why you skip the task.")
+        return redirect("annotation:work", campaign_id)
+    try:
+        assignment_services.task_skip(
+            annotator=request.user, assignment=assignment, reason=form.cleaned_data["reason"]
+        )
+    except TaskError as error:
+        messages.error(request, str(error))
+    return redirect("annotation:work", campaign_id)
+
+
+@role_required(can_review)
+@require_GET
+def progress(request, campaign_id: int):
+    campaign = get_object_or_404(Campaign, pk=campaign_id)
+    context = {"campaign": campaign, "progress": selectors.campaign_progress(campaign=campaign)}
+    return render(request, "annotation/progress.html", context)

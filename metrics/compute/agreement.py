@@ -1,0 +1,275 @@
+"""Inter-annotator agreement, each coefficient with a bootstrap interval over tasks.
+
+Krippendorff's alpha (nominal, ordinal, interval) on columnar labels; Fleiss' kappa on a
+[tasks × categories] count matrix (e.g. `aggregation.verdict_counts`); quadratic-weighted Cohen's kappa for
+every pair of annotators on the tasks they share.
+
+Every coefficient here is a function of a sum over tasks of a per-task statistic (a coincidence matrix, a
+confusion matrix, category counts). The bootstrap draws n_tasks tasks with replacement `n_resamples` times and
+recomputes the coefficient from the resampled sums, a matrix product: the cost is about
+n_resamples × n_tasks × (number of grades)² multiply-adds, done in chunks of at most ~1e6 draws.
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from metrics.compute.labels import (
+    as_float,
+    as_index,
+    as_judgments,
+    as_scale,
+    check_count,
+    check_same_length,
+    divide_or_nan,
+    position_counts,
+    scale_positions,
+)
+
+_DRAWS_PER_CHUNK = 1_000_000
+
+
+class MeasurementLevel(StrEnum):
+    """How Krippendorff's alpha measures the distance between two grades."""
+
+    NOMINAL = "nominal"
+    ORDINAL = "ordinal"
+    INTERVAL = "interval"
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """A coefficient, its percentile bootstrap interval, the tasks it used, and the resamples behind it.
+
+    `value` is NaN when the coefficient is undefined (no pairable labels, or no variation to agree on);
+    the interval is taken over the `n_resamples` resamples in which it was defined (NaN if none).
+    """
+
+    value: float
+    ci_low: float
+    ci_high: float
+    n_tasks: int
+    n_resamples: int
+
+
+@dataclass(frozen=True)
+class PairAgreement:
+    """The agreement of two annotators (`annotator_a` < `annotator_b`) on the tasks both labelled."""
+
+    annotator_a: int
+    annotator_b: int
+    kappa: Agreement
+
+
+def krippendorff_alpha(
+    task: ArrayLike,
+    grade: ArrayLike,
+    *,
+    n_tasks: int,
+    scale: ArrayLike,
+    level: MeasurementLevel | str = MeasurementLevel.INTERVAL,
+    n_resamples: int = 1000,
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> Agreement:
+    """Krippendorff's alpha = 1 - D_o / D_e over the pairable labels.
+
+    Only tasks with at least two labels count (the others have nothing to pair with). The coincidence
+    matrix o[c, k] sums, over tasks with m >= 2 labels, the number of ordered pairs of labels (c, k) divided
+    by m - 1; n_c = sum_k o[c, k]; n = sum_c n_c; e[c, k] = (n_c · n_k - [c = k] · n_c) / (n - 1);
+    D_o = sum o·δ², D_e = sum e·δ². The distance δ²(c, k): nominal [c ≠ k]; interval (c - k)² on the grade
+    values; ordinal (sum of n_g for g from c to k - (n_c + n_k) / 2)². The same as the `krippendorff` package
+    with `value_domain=scale`. Side-by-side verdicts: nominal alpha with scale (-1, 0, 1).
+    """
+    n_tasks = check_count(n_tasks, "n_tasks")
+    scale = as_scale(scale)
+    level = _as_level(level)
+    task = as_index(task, "task", size=n_tasks, size_name="n_tasks")
+    grade = as_float(grade, "grade")
+    check_same_length(task=task, grade=grade)
+    position = scale_positions(grade, scale, "grade")
+    resampling = _Resampling(n_resamples, confidence, seed)
+
+    counts = position_counts(task, position, n_tasks=n_tasks, n_values=scale.size).astype(float)
+    n_labels = counts.sum(axis=1)
+    counts, n_labels = counts[n_labels >= 2], n_labels[n_labels >= 2]
+    diagonal = counts[:, :, None] * np.eye(scale.size)
+    coincidences = (counts[:, :, None] * counts[:, None, :] - diagonal) / (n_labels - 1)[:, None, None]
+
+    def alpha(coincidence_sums: np.ndarray) -> np.ndarray:
+        observed = coincidence_sums.reshape(*coincidence_sums.shape[:-1], scale.size, scale.size)
+        n_value = observed.sum(axis=-1)
+        n_pairable = n_value.sum(axis=-1)[..., None, None]
+        expected = divide_or_nan(
+            n_value[..., :, None] * n_value[..., None, :] - n_value[..., :, None] * np.eye(scale.size),
+            n_pairable - 1,
+        )
+        distance = _alpha_distance(level, scale, n_value)
+        disagreement = (observed * distance).sum(axis=(-2, -1))
+        return 1 - divide_or_nan(disagreement, (expected * distance).sum(axis=(-2, -1)))
+
+    return resampling.agreement(coincidences.reshape(len(counts), scale.size**2), alpha)
+
+
+def fleiss_kappa(
+    counts: ArrayLike, *, n_resamples: int = 1000, confidence: float = 0.95, seed: int = 0
+) -> Agreement:
+    """Fleiss' kappa of a [tasks × categories] matrix of how many raters chose each category.
+
+    kappa = (P̄ - P_e) / (1 - P_e) with P_i = (sum_j n_ij² - m) / (m (m - 1)), P̄ the mean of P_i,
+    p_j = sum_i n_ij / (N m) and P_e = sum_j p_j². Fleiss' formula needs the same number m of raters on every
+    task: tasks with fewer than two raters are dropped, then only the tasks with the most common number of
+    raters are kept (a tie between two numbers keeps the larger). `n_tasks` in the result says how many were
+    used. The same as `statsmodels.stats.inter_rater.fleiss_kappa` on the kept rows.
+    """
+    counts = np.asarray(counts)
+    if counts.ndim != 2 or counts.shape[1] < 1:
+        raise ValueError(f"counts must be a [tasks × categories] matrix, got shape {counts.shape}")
+    if counts.size and (counts.dtype.kind not in "iu" or counts.min() < 0):
+        raise ValueError("counts must hold non-negative integers")
+    resampling = _Resampling(n_resamples, confidence, seed)
+
+    counts = counts.astype(float)
+    n_raters = counts.sum(axis=1)
+    rater_numbers, frequency = np.unique(n_raters[n_raters >= 2], return_counts=True)
+    if rater_numbers.size == 0:
+        return Agreement(np.nan, np.nan, np.nan, 0, 0)
+    n_rater = rater_numbers[frequency == frequency.max()].max()
+    counts = counts[n_raters == n_rater]
+    n_used = len(counts)
+    task_agreement = ((counts**2).sum(axis=1) - n_rater) / (n_rater * (n_rater - 1))
+
+    def kappa(sums: np.ndarray) -> np.ndarray:
+        mean_agreement = sums[..., 0] / n_used
+        chance = ((sums[..., 1:] / (n_used * n_rater)) ** 2).sum(axis=-1)
+        return divide_or_nan(mean_agreement - chance, 1 - chance)
+
+    return resampling.agreement(np.column_stack([task_agreement, counts]), kappa)
+
+
+def pairwise_weighted_kappa(
+    task: ArrayLike,
+    annotator: ArrayLike,
+    grade: ArrayLike,
+    *,
+    n_tasks: int,
+    scale: ArrayLike,
+    n_resamples: int = 1000,
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> list[PairAgreement]:
+    """Quadratic-weighted Cohen's kappa for every pair of annotators who share at least one task.
+
+    On the shared tasks, O[i, j] counts the tasks that annotator a graded the i-th and b the j-th grade of the
+    scale; E = outer(row sums, column sums) / n; w[i, j] = (i - j)², on positions on the scale (the scale is
+    treated as evenly spaced); kappa = 1 - sum(w·O) / sum(w·E). The same as
+    `sklearn.metrics.cohen_kappa_score(a, b, labels=scale, weights="quadratic")`. Pairs come ordered by
+    (annotator_a, annotator_b); each pair's bootstrap is seeded by (seed, a, b), so it does not change when
+    other annotators come or go.
+    """
+    judgments = as_judgments(task, annotator, grade, n_tasks=n_tasks, scale=scale)
+    resampling = _Resampling(n_resamples, confidence, seed)
+    n_values = judgments.scale.size
+    first, second = _shared_label_pairs(judgments.task, judgments.annotator)
+    if first.size == 0:
+        return []
+    pair_key = judgments.annotator[first] * judgments.n_annotators + judgments.annotator[second]
+    by_pair = np.argsort(pair_key, kind="stable")
+    keys, starts = np.unique(pair_key[by_pair], return_index=True)
+    cells = (judgments.position[first] * n_values + judgments.position[second])[by_pair]
+    weight = (np.arange(n_values)[:, None] - np.arange(n_values)[None, :]) ** 2.0
+
+    def kappa(cell_sums: np.ndarray) -> np.ndarray:
+        observed = cell_sums.reshape(*cell_sums.shape[:-1], n_values, n_values)
+        n_shared = observed.sum(axis=(-2, -1))[..., None, None]
+        expected = observed.sum(axis=-1)[..., :, None] * observed.sum(axis=-2)[..., None, :] / n_shared
+        disagreement = (weight * observed).sum(axis=(-2, -1))
+        return 1 - divide_or_nan(disagreement, (weight * expected).sum(axis=(-2, -1)))
+
+    pairs = []
+    for key, pair_cells in zip(keys, np.split(cells, starts[1:]), strict=True):
+        annotator_a, annotator_b = divmod(int(key), judgments.n_annotators)
+        one_hot = np.zeros((pair_cells.size, n_values * n_values))
+        one_hot[np.arange(pair_cells.size), pair_cells] = 1.0
+        kappa_of_pair = resampling.agreement(one_hot, kappa, rng_key=(annotator_a, annotator_b))
+        pairs.append(PairAgreement(annotator_a, annotator_b, kappa_of_pair))
+    return pairs
+
+
+class _Resampling:
+    """The validated bootstrap settings, and the bootstrap itself."""
+
+    def __init__(self, n_resamples: object, confidence: object, seed: object):
+        self.n_resamples = check_count(n_resamples, "n_resamples")
+        if self.n_resamples < 1:
+            raise ValueError("n_resamples must be at least 1")
+        if isinstance(confidence, bool) or not isinstance(confidence, int | float) or not 0 < confidence < 1:
+            raise ValueError(f"confidence must be between 0 and 1, got {confidence!r}")
+        self.confidence = float(confidence)
+        self.seed = check_count(seed, "seed")
+
+    def agreement(
+        self,
+        task_statistics: np.ndarray,
+        coefficient: Callable[[np.ndarray], np.ndarray],
+        rng_key: tuple[int, ...] = (),
+    ) -> Agreement:
+        """The coefficient of the summed [tasks × k] statistics, with its percentile bootstrap interval."""
+        n_tasks = len(task_statistics)
+        if n_tasks == 0:
+            return Agreement(np.nan, np.nan, np.nan, 0, 0)
+        value = float(coefficient(task_statistics.sum(axis=0)))
+        rng = np.random.default_rng([self.seed, *rng_key])
+        chunk = max(1, _DRAWS_PER_CHUNK // n_tasks)
+        resampled = []
+        for start in range(0, self.n_resamples, chunk):
+            size = min(chunk, self.n_resamples - start)
+            drawn = rng.integers(0, n_tasks, size=(size, n_tasks)) + n_tasks * np.arange(size)[:, None]
+            times_drawn = np.bincount(drawn.ravel(), minlength=size * n_tasks).reshape(size, n_tasks)
+            resampled.append(coefficient(times_drawn @ task_statistics))
+        resampled = np.concatenate(resampled)
+        resampled = resampled[np.isfinite(resampled)]
+        if resampled.size == 0:
+            return Agreement(value, np.nan, np.nan, n_tasks, 0)
+        tail = (1 - self.confidence) / 2
+        low, high = np.quantile(resampled, [tail, 1 - tail])
+        return Agreement(value, float(low), float(high), n_tasks, int(resampled.size))
+
+
+def _as_level(level: object) -> MeasurementLevel:
+    try:
+        return MeasurementLevel(level)
+    except ValueError:
+        choices = ", ".join(repr(choice.value) for choice in MeasurementLevel)
+        raise ValueError(f"level must be one of {choices}, got {level!r}") from None
+
+
+def _alpha_distance(level: MeasurementLevel, scale: np.ndarray, n_value: np.ndarray) -> np.ndarray:
+    """δ²(c, k) between every two grades of the scale; the ordinal one depends on the pairable counts."""
+    if level is MeasurementLevel.NOMINAL:
+        return 1.0 - np.eye(scale.size)
+    if level is MeasurementLevel.INTERVAL:
+        return (scale[:, None] - scale[None, :]) ** 2
+    index = np.arange(scale.size)
+    low, high = np.minimum.outer(index, index), np.maximum.outer(index, index)
+    cumulative = np.cumsum(n_value, axis=-1)
+    between = cumulative[..., high] - cumulative[..., low] + n_value[..., low]
+    return (between - (n_value[..., :, None] + n_value[..., None, :]) / 2) ** 2
+
+
+def _shared_label_pairs(task: np.ndarray, annotator: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Indices (i, j) of every two labels of the same task, with annotator[i] < annotator[j]."""
+    order = np.lexsort((annotator, task))
+    ordered_task = task[order]
+    largest = np.bincount(task).max() if task.size else 0
+    first, second = [], []
+    for offset in range(1, largest):
+        same_task = ordered_task[offset:] == ordered_task[:-offset]
+        first.append(order[:-offset][same_task])
+        second.append(order[offset:][same_task])
+    if not first:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    return np.concatenate(first), np.concatenate(second)

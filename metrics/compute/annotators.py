@@ -1,0 +1,176 @@
+"""Per-annotator quality: volume, speed, agreement with the others, gold accuracy, grade use, side bias.
+
+One result per annotator index 0..n_annotators-1, including annotators without labels (their figures NaN).
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike
+from scipy.stats import binomtest
+
+from metrics.compute.labels import (
+    TaskLabels,
+    as_float,
+    as_index,
+    as_judgments,
+    as_task_labels,
+    as_verdict_positions,
+    check_count,
+    check_same_length,
+    consensus_credit,
+    divide_or_nan,
+    gold_position_of_tasks,
+    grouped_median,
+    position_counts,
+)
+
+
+@dataclass(frozen=True)
+class AnnotatorQuality:
+    """One annotator's figures on graded relevance.
+
+    `consensus_agreement`: mean agreement with the leave-one-out consensus over their `n_consensus` labels on
+    tasks someone else labelled too (see `metrics.compute.labels.consensus_credit`). `gold_accuracy`: the
+    share of their `n_gold` labels on gold tasks equal to the gold grade; `gold_within_one`: at most one step
+    of the scale away. `grade_shares`: the share of their labels on each grade of the scale, in scale order.
+    """
+
+    annotator: int
+    n_judgments: int
+    median_seconds: float
+    n_consensus: int
+    consensus_agreement: float
+    n_gold: int
+    gold_accuracy: float
+    gold_within_one: float
+    grade_shares: tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class SideBias:
+    """How often an annotator's decisive side-by-side verdicts favour the list shown on the left.
+
+    `p_value`: two-sided exact binomial test of `left_better_share` against 0.5 over the `n_decisive`
+    (good or bad) verdicts; NaN, like the share, when they gave none.
+    """
+
+    annotator: int
+    n_verdicts: int
+    n_decisive: int
+    left_better_share: float
+    p_value: float
+
+
+def annotator_quality(
+    task: ArrayLike,
+    annotator: ArrayLike,
+    grade: ArrayLike,
+    *,
+    n_tasks: int,
+    n_annotators: int,
+    scale: ArrayLike,
+    seconds: ArrayLike | None = None,
+    gold: TaskLabels | None = None,
+) -> list[AnnotatorQuality]:
+    """The quality figures of every annotator, in annotator order.
+
+    `seconds`, aligned with the labels, is the time spent on each (NaN where not recorded);
+    `median_seconds` is the median over an annotator's recorded times. `gold` holds the gold grade of some
+    tasks. Figures without data (no labels, no recorded time, no shared task, no gold task) are NaN.
+    """
+    judgments = as_judgments(task, annotator, grade, n_tasks=n_tasks, scale=scale, n_annotators=n_annotators)
+    n_annotators = judgments.n_annotators
+    who = judgments.annotator
+    if seconds is None:
+        seconds = np.full(who.size, np.nan)
+    seconds = as_float(seconds, "seconds", allow_nan=True)
+    check_same_length(task=judgments.task, seconds=seconds)
+    if np.any(seconds < 0):
+        raise ValueError(f"seconds must not be negative, found {seconds[seconds < 0][0]}")
+
+    n_judgments = np.bincount(who, minlength=n_annotators)
+    timed = ~np.isnan(seconds)
+    median_seconds = grouped_median(who[timed], seconds[timed], n_groups=n_annotators)
+
+    credit, has_consensus = consensus_credit(judgments)
+    n_consensus = np.bincount(who[has_consensus], minlength=n_annotators)
+    consensus_agreement = divide_or_nan(np.bincount(who, weights=credit, minlength=n_annotators), n_consensus)
+
+    gold_position = np.full(who.size, -1)
+    if gold is not None:
+        gold_task, gold_grade_position = as_task_labels(
+            gold, "gold", n_tasks=judgments.n_tasks, scale=judgments.scale
+        )
+        by_task = gold_position_of_tasks(gold_task, gold_grade_position, n_tasks=judgments.n_tasks)
+        gold_position = by_task[judgments.task]
+    on_gold = gold_position >= 0
+    steps_from_gold = np.abs(judgments.position - gold_position)[on_gold]
+    n_gold = np.bincount(who[on_gold], minlength=n_annotators)
+    gold_accuracy = divide_or_nan(
+        np.bincount(who[on_gold], weights=(steps_from_gold == 0).astype(float), minlength=n_annotators),
+        n_gold,
+    )
+    gold_within_one = divide_or_nan(
+        np.bincount(who[on_gold], weights=(steps_from_gold <= 1).astype(float), minlength=n_annotators),
+        n_gold,
+    )
+
+    grade_counts = position_counts(
+        who, judgments.position, n_tasks=n_annotators, n_values=judgments.scale.size
+    )
+    grade_shares = divide_or_nan(grade_counts, n_judgments[:, None])
+    return [
+        AnnotatorQuality(
+            annotator=index,
+            n_judgments=int(n_judgments[index]),
+            median_seconds=float(median_seconds[index]),
+            n_consensus=int(n_consensus[index]),
+            consensus_agreement=float(consensus_agreement[index]),
+            n_gold=int(n_gold[index]),
+            gold_accuracy=float(gold_accuracy[index]),
+            gold_within_one=float(gold_within_one[index]),
+            grade_shares=tuple(float(share) for share in grade_shares[index]),
+        )
+        for index in range(n_annotators)
+    ]
+
+
+def side_bias(
+    annotator: ArrayLike, verdict: ArrayLike, experimental_on_left: ArrayLike, *, n_annotators: int
+) -> list[SideBias]:
+    """Each annotator's share of decisive verdicts that favour the left list, with a binomial test.
+
+    A verdict favours the left list when it is good (+1) with the experimental list on the left, or bad (-1)
+    with it on the right. Same (0) verdicts are not decisive and are left out. An annotator blind to the side
+    favours the left about half the time; a small p-value says the side, not the lists, drives their verdicts.
+    """
+    n_annotators = check_count(n_annotators, "n_annotators")
+    annotator = as_index(annotator, "annotator", size=n_annotators, size_name="n_annotators")
+    position = as_verdict_positions(verdict)
+    experimental_on_left = np.asarray(experimental_on_left)
+    if experimental_on_left.ndim != 1 or (experimental_on_left.size and experimental_on_left.dtype != bool):
+        raise ValueError("experimental_on_left must be a one-dimensional array of booleans")
+    check_same_length(annotator=annotator, verdict=position, experimental_on_left=experimental_on_left)
+
+    verdict = position - 1
+    decisive = verdict != 0
+    left_better = (verdict == 1) == experimental_on_left
+    n_verdicts = np.bincount(annotator, minlength=n_annotators)
+    n_decisive = np.bincount(annotator[decisive], minlength=n_annotators)
+    n_left_better = np.bincount(annotator[decisive & left_better], minlength=n_annotators)
+    left_better_share = divide_or_nan(n_left_better, n_decisive)
+    p_value = [
+        binomtest(int(k), int(n), p=0.5).pvalue if n else np.nan
+        for k, n in zip(n_left_better, n_decisive, strict=True)
+    ]
+    return [
+        SideBias(
+            annotator=index,
+            n_verdicts=int(n_verdicts[index]),
+            n_decisive=int(n_decisive[index]),
+            left_better_share=float(left_better_share[index]),
+            p_value=float(p_value[index]),
+        )
+        for index in range(n_annotators)
+    ]

@@ -1,0 +1,185 @@
+import csv
+import json
+
+import numpy as np
+from django.core.management.base import BaseCommand, CommandError
+
+from metrics.compute.evaluation import QrelsIndex, RunEvaluation, evaluate_run
+from metrics.compute.ranking import DEFAULT_MEASURES, RankingSettings, parse_measure
+from metrics.compute.significance import PairedComparison, paired_comparisons
+from metrics.compute.trec import TrecFormatError, read_qrels, read_run
+
+
+class Command(BaseCommand):
+    help = "Score TREC runs against TREC qrels (trec_eval conventions; see docs/metrics.md)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("qrels", help="TREC qrels: qid 0 docid label (may be gzipped)")
+        parser.add_argument("runs", nargs="+", metavar="run", help="TREC run: qid Q0 docid rank score tag")
+        parser.add_argument(
+            "-m", "--measure", action="append", dest="measures", help="e.g. nDCG@10, AP, RR, P@5; repeatable"
+        )
+        parser.add_argument("--gain", choices=["linear", "exponential"], default="exponential")
+        parser.add_argument("--discount", choices=["log2", "jarvelin"], default="log2")
+        parser.add_argument("--rel-threshold", type=float, default=1.0, help="binary relevance: label >= N")
+        parser.add_argument("--judged-only", action="store_true", help="drop unjudged documents first")
+        parser.add_argument(
+            "--complete", action="store_true", help="score qrels queries missing from a run 0"
+        )
+        parser.add_argument("--per-query", action="store_true")
+        parser.add_argument("--format", choices=["table", "json", "csv"], default="table")
+        parser.add_argument("--baseline", metavar="RUN", help="compare every other run with this one")
+
+    def handle(self, *args, **options):
+        try:
+            measures = [str(parse_measure(name)) for name in options["measures"] or DEFAULT_MEASURES]
+        except ValueError as exc:
+            raise CommandError(str(exc)) from None
+        settings = RankingSettings.checked(
+            gain=options["gain"], discount=options["discount"], rel_threshold=options["rel_threshold"]
+        )
+        runs = list(dict.fromkeys(options["runs"]))
+        baseline = options["baseline"]
+        if baseline and baseline not in runs:
+            runs.insert(0, baseline)
+        try:
+            qrels = QrelsIndex(read_qrels(options["qrels"]))
+            evaluations = {
+                path: evaluate_run(
+                    qrels,
+                    read_run(path),
+                    measures,
+                    settings=settings,
+                    judged_only=options["judged_only"],
+                    complete=options["complete"],
+                )
+                for path in runs
+            }
+        except TrecFormatError as exc:
+            raise CommandError(str(exc)) from None
+        comparisons = (
+            {path: _compare(evaluations[baseline], evaluations[path]) for path in runs if path != baseline}
+            if baseline
+            else {}
+        )
+        report = {
+            "settings": {
+                "gain": settings.gain.value,
+                "discount": settings.discount.value,
+                "rel_threshold": _number(settings.rel_threshold),
+                "judged_only": options["judged_only"],
+                "complete": options["complete"],
+            },
+            "runs": {
+                path: _run_report(evaluation, options["per_query"])
+                for path, evaluation in evaluations.items()
+            },
+        }
+        if baseline:
+            report["baseline"] = baseline
+            report["comparisons"] = {
+                path: {measure: _comparison_report(c) for measure, c in by_measure.items()}
+                for path, by_measure in comparisons.items()
+            }
+        writer = {"json": self._write_json, "csv": self._write_csv, "table": self._write_table}
+        writer[options["format"]](report, measures)
+
+    def _write_json(self, report, measures):
+        self.stdout.write(json.dumps(report, indent=2))
+
+    def _write_csv(self, report, measures):
+        writer = csv.writer(self.stdout, lineterminator="\n")
+        writer.writerows(_rows(report, measures, precision=None))
+
+    def _write_table(self, report, measures):
+        rows = _rows(report, measures, precision=4)
+        widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
+        for index, row in enumerate(rows):
+            cells = [
+                cell.ljust(width) if i == 0 else cell.rjust(width)
+                for i, (cell, width) in enumerate(zip(row, widths, strict=True))
+            ]
+            self.stdout.write("  ".join(cells).rstrip())
+            if index == 0:
+                self.stdout.write("  ".join("-" * width for width in widths))
+
+
+def _compare(baseline: RunEvaluation, candidate: RunEvaluation) -> dict[str, PairedComparison]:
+    """Paired comparison over the queries both runs were scored on."""
+    common, in_baseline, in_candidate = np.intersect1d(
+        baseline.query_ids, candidate.query_ids, return_indices=True
+    )
+    if common.size == 0:
+        raise CommandError("the baseline and a compared run share no scored query")
+    measures = list(baseline.per_query)
+    compared = paired_comparisons(
+        np.column_stack([baseline.per_query[m][in_baseline] for m in measures]),
+        np.column_stack([candidate.per_query[m][in_candidate] for m in measures]),
+    )
+    return dict(zip(measures, compared, strict=True))
+
+
+def _run_report(evaluation: RunEvaluation, per_query: bool) -> dict:
+    report = {"aggregate": evaluation.aggregate()}
+    if per_query:
+        report["per_query"] = {
+            query: {measure: float(values[index]) for measure, values in evaluation.per_query.items()}
+            for index, query in enumerate(evaluation.query_ids)
+        }
+    return report
+
+
+def _comparison_report(comparison: PairedComparison) -> dict:
+    return {
+        "mean_delta": comparison.mean_delta,
+        "ci95": [comparison.ci_low, comparison.ci_high],
+        "p_value": comparison.p_value,
+        "wins": comparison.wins,
+        "ties": comparison.ties,
+        "losses": comparison.losses,
+        "queries": comparison.n,
+    }
+
+
+def _number(value: float) -> int | float:
+    return int(value) if float(value).is_integer() else value
+
+
+def _rows(report: dict, measures: list[str], precision: int | None) -> list[list[str]]:
+    """Runs × measures (and query rows under --per-query); comparisons add Δ, CI, p and W/T/L columns."""
+
+    def show(value: float) -> str:
+        return repr(value) if precision is None else f"{value:.{precision}f}"
+
+    comparisons = report.get("comparisons", {})
+    header = ["run", "query", *measures] if _has_per_query(report) else ["run", *measures]
+    if comparisons:
+        for measure in measures:
+            header += [f"Δ {measure}", "95% CI", "p", "W/T/L"]
+    rows = [header]
+    for path, run in report["runs"].items():
+        aggregate = [show(run["aggregate"][measure]) for measure in measures]
+        row = [path, "all", *aggregate] if _has_per_query(report) else [path, *aggregate]
+        for measure in measures if comparisons else []:
+            compared = comparisons.get(path, {}).get(measure)
+            if compared is None:
+                row += ["baseline" if path == report["baseline"] else "", "", "", ""]
+            else:
+                low, high = compared["ci95"]
+                row += [
+                    f"{compared['mean_delta']:+.4f}" if precision else repr(compared["mean_delta"]),
+                    f"[{show(low)}, {show(high)}]",
+                    show(compared["p_value"]),
+                    f"{compared['wins']}/{compared['ties']}/{compared['losses']}",
+                ]
+        rows.append(row)
+        for query, values in run.get("per_query", {}).items():
+            rows.append(
+                [path, query, *(show(values[measure]) for measure in measures)]
+                + [""] * (len(header) - 2 - len(measures))
+            )
+    return rows
+
+
+def _has_per_query(report: dict) -> bool:
+    return any("per_query" in run for run in report["runs"].values())

@@ -1,0 +1,319 @@
+"""Reads for metrics and launch decisions.
+
+A campaign's labels, rankings and verdicts come out in a few queries as NumPy columns (`values_list`, never
+model instances), indexed the way `metrics.compute` wants them: queries, tasks and annotators as 0-based
+indices. Nothing here depends on the number of queries or labels for its query count.
+"""
+
+from dataclasses import dataclass
+from itertools import chain
+
+import numpy as np
+from django.db.models import Exists, OuterRef, Q
+
+from annotation.models import (
+    Adjudication,
+    Campaign,
+    Document,
+    Judgment,
+    Preference,
+    Query,
+    Ranking,
+    RankingModel,
+    RelevanceTask,
+    SideBySideTask,
+    Verdict,
+)
+from metrics.compute.aggregation import aggregate_grades
+from metrics.compute.labels import TaskLabels
+
+VERDICT_VALUE = {Verdict.GOOD: 1.0, Verdict.SAME: 0.0, Verdict.BAD: -1.0}
+
+
+def _columns(rows: list[tuple], width: int, dtype=np.int64) -> list[np.ndarray]:
+    """Rows of numbers as `width` NumPy columns (fromiter over the flat rows: no per-row array)."""
+    flat = np.fromiter(chain.from_iterable(rows), dtype=dtype, count=len(rows) * width)
+    return list(flat.reshape(len(rows), width).T)
+
+
+@dataclass(frozen=True)
+class CampaignQueries:
+    """The campaign's queries in primary-key order; every other table refers to them by index."""
+
+    pk: np.ndarray
+    external_id: np.ndarray
+    text: np.ndarray
+    segment: np.ndarray
+    weight: np.ndarray
+
+    def __len__(self) -> int:
+        return self.pk.size
+
+    def index_of(self, pks: np.ndarray) -> np.ndarray:
+        return np.searchsorted(self.pk, pks)
+
+
+@dataclass(frozen=True)
+class CampaignModel:
+    pk: int
+    name: str
+    role: str
+
+    @property
+    def is_online(self) -> bool:
+        return self.role == RankingModel.Role.ONLINE
+
+
+@dataclass(frozen=True)
+class RelevanceLabels:
+    """Every relevance task of the campaign and its raw grades.
+
+    `task_*` are per task, `judgment_*` per judgment; `judgment_task` indexes the tasks and
+    `judgment_annotator` indexes `annotator_pk`. `gold` and `adjudication` hold task indices.
+    """
+
+    task_pk: np.ndarray
+    task_query: np.ndarray
+    task_document: np.ndarray
+    judgment_task: np.ndarray
+    judgment_annotator: np.ndarray
+    judgment_grade: np.ndarray
+    annotator_pk: np.ndarray
+    gold: TaskLabels
+    adjudication: TaskLabels
+
+    @property
+    def n_tasks(self) -> int:
+        return self.task_pk.size
+
+
+@dataclass(frozen=True)
+class RankingRows:
+    """Model rankings, one entry per ranked document: the top evaluation depth and deeper judged ones."""
+
+    model: np.ndarray
+    query: np.ndarray
+    document: np.ndarray
+    rank: np.ndarray
+
+
+@dataclass(frozen=True)
+class SideBySideVerdicts:
+    """Side-by-side tasks and their verdicts (+1 good, 0 same, -1 bad for the experimental model)."""
+
+    task_query: np.ndarray
+    task_model: np.ndarray
+    task_identical: np.ndarray
+    preference_task: np.ndarray
+    preference_annotator: np.ndarray
+    preference_verdict: np.ndarray
+    preference_strength: np.ndarray  # 1 slightly, 2 much; NaN when not given
+    adjudication: TaskLabels
+
+
+@dataclass(frozen=True)
+class CampaignEvaluationData:
+    """Everything a launch report computes from, fetched together."""
+
+    campaign: Campaign
+    queries: CampaignQueries
+    models: list[CampaignModel]
+    relevance: RelevanceLabels
+    rankings: RankingRows
+    side_by_side: SideBySideVerdicts
+
+
+@dataclass(frozen=True)
+class AggregatedLabels:
+    """One aggregated grade per labelled (query, document), by the campaign's aggregation method."""
+
+    query_ids: np.ndarray
+    document_ids: np.ndarray
+    grades: np.ndarray
+    method: str
+
+
+def campaign_queries(*, campaign: Campaign) -> CampaignQueries:
+    rows = list(
+        Query.objects.filter(campaign=campaign)
+        .order_by("pk")
+        .values_list("pk", "external_id", "text", "segment", "weight")
+    )
+    pk, external_id, text, segment, weight = zip(*rows, strict=True) if rows else ([], [], [], [], [])
+    return CampaignQueries(
+        pk=np.array(pk, dtype=np.int64),
+        external_id=np.array(external_id, dtype=object),
+        text=np.array(text, dtype=object),
+        segment=np.array(segment, dtype=object),
+        weight=np.array(weight, dtype=float),
+    )
+
+
+def campaign_models(*, campaign: Campaign) -> list[CampaignModel]:
+    """The online model first, then the experimental ones by name."""
+    rows = RankingModel.objects.filter(campaign=campaign).values_list("pk", "name", "role")
+    models = [CampaignModel(pk, name, role) for pk, name, role in rows]
+    return sorted(models, key=lambda model: (not model.is_online, model.name))
+
+
+def campaign_relevance_labels(*, campaign: Campaign, queries: CampaignQueries) -> RelevanceLabels:
+    """Judgments, tasks, gold grades and adjudicated grades in four queries."""
+    judgment_rows = list(
+        Judgment.objects.filter(task__campaign=campaign)
+        .order_by()
+        .values_list("task_id", "annotator_id", "grade")
+    )
+    judgment_task_pk, annotator_pk, grade = _columns(judgment_rows, 3)
+    del judgment_rows
+    task_rows = list(
+        RelevanceTask.objects.filter(campaign=campaign)
+        .order_by("pk")
+        .values_list("pk", "query_id", "document_id")
+    )
+    task_pk, task_query_pk, task_document = _columns(task_rows, 3)
+    del task_rows
+    gold_rows = list(
+        RelevanceTask.objects.filter(campaign=campaign, gold_grade__isnull=False)
+        .order_by()
+        .values_list("pk", "gold_grade")
+    )
+    gold_pk, gold_grade = _columns(gold_rows, 2)
+    adjudication_rows = list(
+        Adjudication.objects.filter(relevance_task__campaign=campaign)
+        .order_by()
+        .values_list("relevance_task_id", "grade")
+    )
+    adjudicated_pk, adjudicated_grade = _columns(adjudication_rows, 2)
+    annotators, annotator_index = np.unique(annotator_pk, return_inverse=True)
+    return RelevanceLabels(
+        task_pk=task_pk,
+        task_query=queries.index_of(task_query_pk),
+        task_document=task_document,
+        judgment_task=np.searchsorted(task_pk, judgment_task_pk),
+        judgment_annotator=annotator_index,
+        judgment_grade=grade.astype(float),
+        annotator_pk=annotators,
+        gold=TaskLabels(np.searchsorted(task_pk, gold_pk), gold_grade.astype(float)),
+        adjudication=TaskLabels(np.searchsorted(task_pk, adjudicated_pk), adjudicated_grade.astype(float)),
+    )
+
+
+def campaign_ranking_rows(
+    *, campaign: Campaign, queries: CampaignQueries, models: list[CampaignModel], depth: int
+) -> RankingRows:
+    """Every model's top `depth`, plus any deeper document that has a relevance task (it may carry a label).
+
+    Deeper unjudged documents have gain 0 and cannot change any measure but Judged@k beyond `depth`.
+    """
+    judged = RelevanceTask.objects.filter(query_id=OuterRef("query_id"), document_id=OuterRef("document_id"))
+    rows = list(
+        Ranking.objects.filter(model__campaign=campaign)
+        .filter(Q(rank__lte=depth) | Exists(judged))
+        .order_by()
+        .values_list("model_id", "query_id", "document_id", "rank")
+    )
+    model_pk, query_pk, document_pk, rank = _columns(rows, 4)
+    model_order = np.array([model.pk for model in models], dtype=np.int64)
+    sorter = np.argsort(model_order)
+    return RankingRows(
+        model=sorter[np.searchsorted(model_order, model_pk, sorter=sorter)],
+        query=queries.index_of(query_pk),
+        document=document_pk,
+        rank=rank,
+    )
+
+
+def campaign_side_by_side(
+    *, campaign: Campaign, queries: CampaignQueries, models: list[CampaignModel]
+) -> SideBySideVerdicts:
+    """Side-by-side tasks, preferences and adjudicated verdicts in three queries."""
+    task_rows = list(
+        SideBySideTask.objects.filter(campaign=campaign)
+        .order_by("pk")
+        .values_list("pk", "query_id", "experimental_model_id", "lists_identical")
+    )
+    task_pk, query_pk, model_pk, identical = _columns(task_rows, 4)
+    preference_rows = list(
+        Preference.objects.filter(task__campaign=campaign)
+        .order_by()
+        .values_list("task_id", "annotator_id", "verdict", "strength")
+    )
+    preference_task = np.array([row[0] for row in preference_rows], dtype=np.int64)
+    annotator_pk = np.array([row[1] for row in preference_rows], dtype=np.int64)
+    verdict = np.array([VERDICT_VALUE[row[2]] for row in preference_rows], dtype=float)
+    strength = np.array([row[3] for row in preference_rows], dtype=float)  # None becomes NaN
+    adjudication_rows = list(
+        Adjudication.objects.filter(side_by_side_task__campaign=campaign)
+        .order_by()
+        .values_list("side_by_side_task_id", "verdict")
+    )
+    adjudicated_pk = np.array([row[0] for row in adjudication_rows], dtype=np.int64)
+    adjudicated_verdict = np.array([VERDICT_VALUE[row[1]] for row in adjudication_rows], dtype=float)
+    model_index = {model.pk: index for index, model in enumerate(models)}
+    _, annotator_index = np.unique(annotator_pk, return_inverse=True)
+    return SideBySideVerdicts(
+        task_query=queries.index_of(query_pk),
+        task_model=np.array([model_index[pk] for pk in model_pk.tolist()], dtype=np.int64),
+        task_identical=identical.astype(bool),
+        preference_task=np.searchsorted(task_pk, preference_task),
+        preference_annotator=annotator_index,
+        preference_verdict=verdict,
+        preference_strength=strength,
+        adjudication=TaskLabels(np.searchsorted(task_pk, adjudicated_pk), adjudicated_verdict),
+    )
+
+
+def evaluation_depth(campaign: Campaign) -> int:
+    """How deep rankings are read: every cut-off, the pool and the side-by-side lists."""
+    return max([campaign.pool_depth, campaign.gsb_depth, *campaign.cutoffs])
+
+
+def campaign_evaluation_data(*, campaign: Campaign) -> CampaignEvaluationData:
+    queries = campaign_queries(campaign=campaign)
+    models = campaign_models(campaign=campaign)
+    return CampaignEvaluationData(
+        campaign=campaign,
+        queries=queries,
+        models=models,
+        relevance=campaign_relevance_labels(campaign=campaign, queries=queries),
+        rankings=campaign_ranking_rows(
+            campaign=campaign, queries=queries, models=models, depth=evaluation_depth(campaign)
+        ),
+        side_by_side=campaign_side_by_side(campaign=campaign, queries=queries, models=models),
+    )
+
+
+def aggregated_task_grades(*, campaign: Campaign, relevance: RelevanceLabels) -> np.ndarray:
+    """[n_tasks] each labelled task's grade by the campaign's aggregation, adjudications applied."""
+    return aggregate_grades(
+        relevance.judgment_task,
+        relevance.judgment_annotator,
+        relevance.judgment_grade,
+        n_tasks=relevance.n_tasks,
+        scale=sorted(campaign.grade_values),
+        method=campaign.aggregation,
+        gold=relevance.gold,
+        adjudication=relevance.adjudication,
+    ).grade
+
+
+def campaign_aggregated_labels(*, campaign: Campaign) -> AggregatedLabels:
+    """The campaign's aggregated labels by external ids (what a qrels file holds), in id order."""
+    queries = campaign_queries(campaign=campaign)
+    relevance = campaign_relevance_labels(campaign=campaign, queries=queries)
+    grades = aggregated_task_grades(campaign=campaign, relevance=relevance)
+    labelled = ~np.isnan(grades)
+    document_pk = relevance.task_document[labelled]
+    with_task = RelevanceTask.objects.filter(document_id=OuterRef("pk"))
+    documents = dict(
+        Document.objects.filter(campaign=campaign).filter(Exists(with_task)).values_list("pk", "external_id")
+    )
+    query_ids = queries.external_id[relevance.task_query[labelled]]
+    document_ids = np.array([documents[pk] for pk in document_pk.tolist()], dtype=object)
+    order = np.lexsort((document_ids, query_ids))
+    return AggregatedLabels(
+        query_ids=query_ids[order],
+        document_ids=document_ids[order],
+        grades=grades[labelled][order],
+        method=campaign.aggregation,
+    )

@@ -1,0 +1,1 @@
+"""Metrics pages, one module per page family."""

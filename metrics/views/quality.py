@@ -1,0 +1,11 @@
+from django.shortcuts import get_object_or_404, render
+
+from annotation.models import Campaign
+from annotation.roles import can_review, role_required
+from metrics.selectors_quality import campaign_quality
+
+
+@role_required(can_review)
+def quality(request, campaign_id: int):
+    campaign = get_object_or_404(Campaign, pk=campaign_id)
+    return render(request, "metrics/quality.html", {"quality": campaign_quality(campaign=campaign)})

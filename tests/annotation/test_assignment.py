@@ -1,0 +1,197 @@
+"""Handing tasks out: overlap, per-annotator order, leases and their expiry, skips, identical lists."""
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from annotation.errors import TaskError, TaskErrorCode
+from annotation.models import Assignment, SideBySideTask, SkipReason
+from annotation.selectors import annotator_campaigns, campaign_progress
+from annotation.services.assignment import task_next, task_skip
+from annotation.services.labels import judgment_submit, preference_submit
+
+
+def expire(assignment: Assignment) -> None:
+    Assignment.objects.filter(pk=assignment.pk).update(expires_at=timezone.now() - timedelta(seconds=1))
+
+
+def answer(annotator, assignment: Assignment) -> None:
+    if assignment.relevance_task:
+        judgment_submit(annotator=annotator, task=assignment.relevance_task, grade=1)
+    else:
+        preference_submit(annotator=annotator, task=assignment.side_by_side_task, side="same")
+
+
+def work_through(annotator, campaign) -> list[Assignment]:
+    done = []
+    while (assignment := task_next(annotator=annotator, campaign=campaign)) is not None:
+        answer(annotator, assignment)
+        done.append(assignment)
+    return done
+
+
+def test_live_lease_is_returned_again(campaign, make_user):
+    ann = make_user("ann", "annotator")
+    first = task_next(annotator=ann, campaign=campaign)
+    assert task_next(annotator=ann, campaign=campaign).pk == first.pk
+    assert first.expires_at - first.leased_at == timedelta(minutes=30)
+
+
+def test_relevance_first_then_side_by_side_each_once(campaign, make_user):
+    ann = make_user("ann", "annotator")
+    done = work_through(ann, campaign)
+    kinds = ["relevance" if a.relevance_task_id else "sbs" for a in done]
+    assert kinds == ["relevance"] * 8 + ["sbs"]
+    assert len({a.relevance_task_id for a in done[:8]}) == 8
+
+
+def test_identical_lists_are_never_handed_out(campaign, make_user):
+    identical = SideBySideTask.objects.get(campaign=campaign, lists_identical=True)
+    done = [a for name in "abc" for a in work_through(make_user(name, "annotator"), campaign)]
+    assert identical.pk not in {a.side_by_side_task_id for a in done}
+    assert not identical.preferences.exists()
+
+
+def test_identical_lists_are_asked_when_auto_same_is_off(campaign, make_user):
+    campaign.auto_same_identical = False
+    campaign.save()
+    done = work_through(make_user("ann", "annotator"), campaign)
+    assert sum(a.side_by_side_task_id is not None for a in done) == 2
+
+
+def test_each_task_goes_to_overlap_annotators(campaign, make_user):
+    users = [make_user(name, "annotator") for name in "abc"]
+    done = {user.username: work_through(user, campaign) for user in users}
+    assert len(done["a"]) == len(done["b"]) == 9
+    assert done["c"] == []  # overlap 2: the third annotator finds nothing left
+    for task in campaign.relevance_tasks.all():
+        assert task.judgments.count() == 2
+
+
+def test_order_is_random_per_annotator_and_stable(campaign, make_user):
+    def order(user):
+        ids = []
+        while (a := task_next(annotator=user, campaign=campaign)) and a.relevance_task_id:
+            ids.append(a.relevance_task_id)
+            task_skip(annotator=user, assignment=a, reason=SkipReason.CANT_LOAD)
+        return ids
+
+    orders = [order(make_user(f"u{i}", "annotator")) for i in range(4)]
+    assert all(sorted(o) == sorted(orders[0]) for o in orders)
+    assert len({tuple(o) for o in orders}) > 1
+
+
+def test_live_leases_hold_slots_and_expired_ones_return_to_the_pool(campaign, make_user):
+    campaign.overlap = 1
+    campaign.save()
+    a, b = make_user("a", "annotator"), make_user("b", "annotator")
+    held = [task_next(annotator=a, campaign=campaign)]
+    # b gets every other task, never a's leased one
+    b_tasks = set()
+    while (lease := task_next(annotator=b, campaign=campaign)) and lease.relevance_task_id:
+        b_tasks.add(lease.relevance_task_id)
+        answer(b, lease)
+    assert held[0].relevance_task_id not in b_tasks and len(b_tasks) == 7
+    expire(held[0])
+    assert lease.side_by_side_task_id  # b moved on to side by side; answer it to come back to relevance
+    answer(b, lease)
+    again = task_next(annotator=b, campaign=campaign)
+    assert again.relevance_task_id == held[0].relevance_task_id
+
+
+def test_expired_own_lease_is_renewed_in_place(campaign, make_user):
+    ann = make_user("ann", "annotator")
+    first = task_next(annotator=ann, campaign=campaign)
+    expire(first)
+    again = task_next(annotator=ann, campaign=campaign)
+    assert again.pk == first.pk and again.expires_at > timezone.now()
+    assert Assignment.objects.filter(annotator=ann).count() == 1
+
+
+def test_side_is_random_per_annotator_and_stored(campaign, make_user):
+    campaign.gsb_overlap = 12
+    campaign.save()
+    sides = set()
+    for i in range(12):
+        user = make_user(f"u{i}", "annotator")
+        for task in campaign.relevance_tasks.all():  # skipped, so the side-by-side task comes next
+            Assignment.objects.create(
+                annotator=user,
+                relevance_task=task,
+                status="skipped",
+                skip_reason="cant_load",
+                leased_at=timezone.now(),
+                expires_at=timezone.now(),
+            )
+        lease = task_next(annotator=user, campaign=campaign)
+        assert lease.side_by_side_task_id and lease.experimental_on_left is not None
+        sides.add(lease.experimental_on_left)
+    assert sides == {True, False}
+
+
+def test_skip_frees_the_slot_and_never_returns(campaign, make_user):
+    campaign.overlap = 1
+    campaign.save()
+    a, b = make_user("a", "annotator"), make_user("b", "annotator")
+    lease = task_next(annotator=a, campaign=campaign)
+    task_skip(annotator=a, assignment=lease, reason=SkipReason.FOREIGN_LANGUAGE)
+    lease.refresh_from_db()
+    assert lease.status == "skipped" and lease.skip_reason == "foreign_language"
+    assert lease.relevance_task_id not in {x.relevance_task_id for x in work_through(a, campaign)}
+    assert lease.relevance_task_id in {x.relevance_task_id for x in work_through(b, campaign)}
+
+
+def test_skip_refusals(campaign, make_user):
+    a, b = make_user("a", "annotator"), make_user("b", "annotator")
+    lease = task_next(annotator=a, campaign=campaign)
+    with pytest.raises(TaskError) as error:
+        task_skip(annotator=a, assignment=lease, reason="bored")
+    assert error.value.code == TaskErrorCode.INVALID_LABEL
+    with pytest.raises(TaskError) as error:
+        task_skip(annotator=b, assignment=lease, reason=SkipReason.CANT_LOAD)
+    assert error.value.code == TaskErrorCode.NOT_ASSIGNED
+    answer(a, lease)
+    with pytest.raises(TaskError) as error:
+        task_skip(annotator=a, assignment=lease, reason=SkipReason.CANT_LOAD)
+    assert error.value.code == TaskErrorCode.NOT_LEASED
+
+
+def test_annotator_campaigns_counts_own_work(campaign, make_user):
+    a = make_user("a", "annotator")
+    assert annotator_campaigns(annotator=a)[0] | {"campaign": None} == {
+        "campaign": None,
+        "done": 0,
+        "remaining": 9,
+        "skipped": 0,
+    }
+    lease = task_next(annotator=a, campaign=campaign)
+    assert annotator_campaigns(annotator=a)[0]["remaining"] == 9  # the leased task is still theirs
+    task_skip(annotator=a, assignment=lease, reason=SkipReason.CANT_LOAD)
+    answer(a, task_next(annotator=a, campaign=campaign))
+    task_next(annotator=a, campaign=campaign)
+    row = annotator_campaigns(annotator=a)[0]
+    assert (row["done"], row["remaining"], row["skipped"]) == (1, 7, 1)
+
+
+def test_campaign_progress(campaign, make_user, django_assert_max_num_queries):
+    a, b = make_user("a", "annotator"), make_user("b", "annotator")
+    work_through(a, campaign)
+    lease = task_next(annotator=b, campaign=campaign)
+    task_skip(annotator=b, assignment=lease, reason=SkipReason.CANT_LOAD)
+    task_next(annotator=b, campaign=campaign)
+    with django_assert_max_num_queries(8):
+        progress = campaign_progress(campaign=campaign)
+    rows = {row["username"]: row for row in progress["annotators"]}
+    assert rows["a"] | {"username": None} == {
+        "username": None,
+        "judgments": 8,
+        "preferences": 1,
+        "done": 9,
+        "in_progress": 0,
+        "skipped": 0,
+    }
+    assert (rows["b"]["done"], rows["b"]["in_progress"], rows["b"]["skipped"]) == (0, 1, 1)
+    relevance, sbs = progress["kinds"]
+    assert (relevance["tasks"], relevance["complete"], relevance["labels_left"]) == (8, 0, 8)
+    assert (sbs["tasks"], sbs["automatic_same"], sbs["labels_left"]) == (1, 1, 1)

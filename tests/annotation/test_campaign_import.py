@@ -1,0 +1,158 @@
+import json
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.db import IntegrityError, transaction
+
+from annotation.bundle import parse_bundle
+from annotation.errors import InputError, InputErrorCode
+from annotation.models import (
+    Campaign,
+    Document,
+    Judgment,
+    Query,
+    Ranking,
+    RankingModel,
+    RelevanceTask,
+    SideBySideTask,
+)
+from annotation.services.campaigns import campaign_import, campaign_pool_tasks
+
+
+def test_pooling_judges_shared_pairs_once_and_respects_depth(campaign):
+    pairs = set(
+        RelevanceTask.objects.filter(campaign=campaign).values_list(
+            "query__external_id", "document__external_id"
+        )
+    )
+    # q1: online top 3 = d1 d2 d3, exp top 3 = d2 d1 d5 -> {d1, d2, d3, d5}; d4 is below the pool depth.
+    assert {d for q, d in pairs if q == "q1"} == {"d1", "d2", "d3", "d5"}
+    assert {d for q, d in pairs if q == "q2"} == {"d6", "d7", "d8", "d1"}
+    assert len(pairs) == RelevanceTask.objects.filter(campaign=campaign).count()
+
+
+def test_side_by_side_tasks_mark_identical_lists(campaign):
+    tasks = {
+        t.query.external_id: t
+        for t in SideBySideTask.objects.filter(campaign=campaign).select_related("query")
+    }
+    assert set(tasks) == {"q1", "q2"}
+    assert tasks["q2"].lists_identical  # top-2 d6 d7 in both
+    assert not tasks["q1"].lists_identical
+
+
+def test_pooling_is_idempotent(campaign):
+    assert campaign_pool_tasks(campaign=campaign) == (0, 0)
+
+
+def test_import_keeps_settings_scale_and_rankings(campaign):
+    assert campaign.overlap == 2 and campaign.pool_depth == 3 and campaign.gain == "exponential"
+    assert campaign.cutoffs == [1, 3, 5, 10]
+    assert [g["value"] for g in campaign.scale] == [0, 1, 2, 3]
+    assert campaign.guidelines.splitlines() == ["Grade each page.", "Skip what you cannot read."]
+    ranks = list(
+        Ranking.objects.filter(model__name="exp", query__external_id="q1").values_list(
+            "document__external_id", flat=True
+        )
+    )
+    assert ranks == ["d2", "d1", "d5", "d3"]
+    assert Query.objects.get(campaign=campaign, external_id="q2").description == "a recipe"
+
+
+def test_negative_grades_are_allowed_on_the_scale(db, bundle_data):
+    bundle_data["scale"] = [
+        {"value": -1, "label": "Unwanted", "description": "relevant but must not be shown"},
+        {"value": 0, "label": "Irrelevant"},
+        {"value": 1, "label": "Relevant"},
+    ]
+    campaign = campaign_import(bundle=parse_bundle(bundle_data, "b.json"))
+    assert campaign.grade_values == [-1, 0, 1]
+
+
+@pytest.mark.parametrize(
+    ("mutate", "code", "field"),
+    [
+        (
+            lambda b: b["queries"].append({"id": "q1", "text": "again"}),
+            InputErrorCode.DUPLICATE_ID,
+            "queries[2].id",
+        ),
+        (lambda b: b["rankings"][0].update(query="nope"), InputErrorCode.UNKNOWN_QUERY, "rankings[0].query"),
+        (lambda b: b["rankings"][1].update(model="nope"), InputErrorCode.UNKNOWN_MODEL, "rankings[1].model"),
+        (
+            lambda b: b["rankings"][0]["documents"].append("zz"),
+            InputErrorCode.UNKNOWN_DOCUMENT,
+            "rankings[0].documents[4]",
+        ),
+        (lambda b: b["settings"].update(overlap="3"), InputErrorCode.WRONG_TYPE, "settings.overlap"),
+        (lambda b: b["settings"].update(gain="cubic"), InputErrorCode.INVALID_VALUE, "settings.gain"),
+        (
+            lambda b: b["models"].append({"name": "other", "role": "online"}),
+            InputErrorCode.INVALID_VALUE,
+            "models",
+        ),
+        (lambda b: b.pop("queries"), InputErrorCode.MISSING_FIELD, "queries"),
+        (lambda b: b["queries"][0].pop("text"), InputErrorCode.MISSING_FIELD, "queries[0].text"),
+        (
+            lambda b: b.update(scale=[{"value": 0, "label": "a"}, {"value": 0, "label": "b"}]),
+            InputErrorCode.DUPLICATE_ID,
+            "scale[1].value",
+        ),
+    ],
+)
+def test_bad_bundles_name_the_field(bundle_data, mutate, code, field):
+    mutate(bundle_data)
+    with pytest.raises(InputError) as caught:
+        parse_bundle(bundle_data, "bad.json")
+    assert caught.value.code == code
+    assert caught.value.field == field
+    assert str(caught.value).startswith(f"bad.json: {field}: ")
+
+
+def write_bundle(tmp_path, data, name="bundle.json"):
+    path = tmp_path / name
+    path.write_text(json.dumps(data, indent=1))
+    return path
+
+
+def test_import_campaign_command_prints_id(db, tmp_path, bundle_data, capsys):
+    call_command("import_campaign", str(write_bundle(tmp_path, bundle_data)))
+    campaign = Campaign.objects.get(name="Small")
+    assert capsys.readouterr().out.strip() == str(campaign.pk)
+
+
+def test_malformed_json_names_file_and_line(db, tmp_path):
+    path = tmp_path / "broken.json"
+    path.write_text('{"name": "x",\n "models": [}\n')
+    with pytest.raises(CommandError, match=r"broken\.json:2: malformed JSON"):
+        call_command("import_campaign", str(path))
+    assert not Campaign.objects.exists()
+
+
+def test_failed_import_writes_nothing(db, tmp_path, bundle_data):
+    # The second campaign fails inside the transaction (its name is taken); nothing of it may remain.
+    call_command("import_campaign", str(write_bundle(tmp_path, bundle_data)))
+    counts = [m.objects.count() for m in (Campaign, Query, Document, Ranking, RelevanceTask)]
+    with pytest.raises(CommandError, match="already exists"):
+        call_command("import_campaign", str(write_bundle(tmp_path, bundle_data, "again.json")))
+    assert [m.objects.count() for m in (Campaign, Query, Document, Ranking, RelevanceTask)] == counts
+
+
+def test_database_keeps_one_online_model_per_campaign(campaign):
+    with pytest.raises(IntegrityError), transaction.atomic():
+        RankingModel.objects.create(campaign=campaign, name="second", role=RankingModel.Role.ONLINE)
+
+
+def test_database_keeps_one_judgment_per_annotator_and_task(campaign, make_user):
+    user = make_user("ann", "annotator")
+    task = RelevanceTask.objects.filter(campaign=campaign).first()
+    Judgment.objects.create(task=task, annotator=user, grade=2)
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Judgment.objects.create(task=task, annotator=user, grade=1)
+
+
+@pytest.mark.parametrize(("field", "value"), [("overlap", 0), ("pool_depth", 0), ("launch_alpha", 1.5)])
+def test_database_rejects_impossible_campaign_settings(campaign, field, value):
+    setattr(campaign, field, value)
+    with pytest.raises(IntegrityError), transaction.atomic():
+        campaign.save()

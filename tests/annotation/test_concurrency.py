@@ -1,0 +1,68 @@
+"""Many annotators at once on PostgreSQL: every task gets exactly its overlap, no one twice, no lease leaks."""
+
+import os
+import threading
+from collections import Counter
+
+import pytest
+from django.db import connection, connections
+
+from annotation.models import Assignment, Judgment, Preference
+from annotation.services.assignment import task_next
+from annotation.services.labels import judgment_submit, preference_submit
+
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+
+ANNOTATORS = 10
+THREADS_PER_ANNOTATOR = 2
+
+
+@pytest.fixture(autouse=True)
+def _needs_postgres(db):
+    if connection.vendor != "postgresql":
+        pytest.skip("needs PostgreSQL (DATABASE_URL=postgres://...)")
+
+
+def annotate_until_done(user, campaign, errors: list) -> None:
+    try:
+        while (lease := task_next(annotator=user, campaign=campaign)) is not None:
+            if lease.relevance_task_id:
+                judgment_submit(annotator=user, task=lease.relevance_task, grade=1)
+            else:
+                preference_submit(annotator=user, task=lease.side_by_side_task, side="left")
+    except Exception as error:  # noqa: BLE001 - reported by the main thread
+        errors.append(error)
+    finally:
+        connections.close_all()
+
+
+def test_parallel_annotators_fill_every_task_exactly(transactional_db, bundle_data, make_user):
+    from annotation.bundle import parse_bundle
+    from annotation.services.campaigns import campaign_import
+
+    bundle_data["settings"].update(overlap=3, gsb_overlap=2)
+    campaign = campaign_import(bundle=parse_bundle(bundle_data, "small.json"))
+    users = [make_user(f"a{i}", "annotator") for i in range(ANNOTATORS)]
+    errors: list = []
+    threads = [
+        threading.Thread(target=annotate_until_done, args=(user, campaign, errors))
+        for user in users
+        for _ in range(THREADS_PER_ANNOTATOR)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert not any(thread.is_alive() for thread in threads)
+    assert errors == []
+    judgments = Counter(Judgment.objects.values_list("task_id", flat=True))
+    assert set(judgments.values()) == {3} and len(judgments) == campaign.relevance_tasks.count()
+    preferences = Counter(Preference.objects.values_list("task_id", flat=True))
+    served = campaign.side_by_side_tasks.filter(lists_identical=False)
+    assert set(preferences.values()) == {2} and set(preferences) == set(served.values_list("pk", flat=True))
+    assert not Assignment.objects.filter(status=Assignment.Status.LEASED).exists()
+    pairs = Judgment.objects.values_list("task_id", "annotator_id")
+    assert len(set(pairs)) == len(pairs)
+    assert Assignment.objects.filter(status=Assignment.Status.SUBMITTED).count() == sum(judgments.values()) + sum(
+        preferences.values()
+    )

@@ -1,0 +1,43 @@
+import pytest
+from django.contrib.auth import authenticate
+from django.core.management import CommandError, call_command
+
+from annotation.models import Campaign, Judgment, Preference, RelevanceTask, SideBySideTask
+
+
+@pytest.fixture
+def demo(db, settings):
+    settings.DEBUG = True
+    call_command("load_demo")
+    return Campaign.objects.get()
+
+
+def test_demo_has_logins_and_a_realistic_campaign(demo):
+    for username in ["manager", "reviewer", "annotator1", "annotator2", "annotator3"]:
+        assert authenticate(username=username, password="demo") is not None
+    assert demo.queries.count() == 40
+    sbs = SideBySideTask.objects.filter(campaign=demo)
+    assert sbs.filter(lists_identical=True).exists() and sbs.filter(lists_identical=False).exists()
+    assert RelevanceTask.objects.filter(campaign=demo, gold_grade__isnull=False).count() == 12
+
+
+def test_demo_is_partly_judged_leaving_work_for_annotators(demo):
+    tasks = RelevanceTask.objects.filter(campaign=demo).count()
+    judged = Judgment.objects.filter(task__campaign=demo).values("task").distinct().count()
+    assert 0 < judged < tasks
+    assert Preference.objects.filter(task__campaign=demo).exists()
+    assert not Judgment.objects.filter(annotator__username__startswith="annotator").exists()
+
+
+def test_demo_is_idempotent(demo):
+    counts = (Judgment.objects.count(), Preference.objects.count(), RelevanceTask.objects.count())
+    call_command("load_demo")
+    assert Campaign.objects.count() == 1
+    assert (Judgment.objects.count(), Preference.objects.count(), RelevanceTask.objects.count()) == counts
+
+
+def test_demo_refuses_without_debug(db, settings):
+    settings.DEBUG = False
+    with pytest.raises(CommandError, match="only with DEBUG on"):
+        call_command("load_demo")
+    assert not Campaign.objects.exists()

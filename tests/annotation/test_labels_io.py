@@ -1,0 +1,134 @@
+import json
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import CommandError, call_command
+
+from annotation.bundle import parse_bundle
+from annotation.models import Judgment, Preference, RelevanceTask, SideBySideTask
+from annotation.services.campaigns import campaign_import
+
+LABELS = [
+    {
+        "annotator": "alice",
+        "query": "q1",
+        "document": "d1",
+        "grade": 3,
+        "comment": "spot on",
+        "seconds_spent": 12.5,
+    },
+    {"annotator": "bob", "query": "q1", "document": "d1", "grade": 2},
+    {"annotator": "alice", "query": "q1", "document": "d5", "grade": 0},
+    {"annotator": "alice", "query": "q1", "model": "exp", "verdict": "good", "experimental_side": "left"},
+    {
+        "annotator": "bob",
+        "query": "q1",
+        "model": "exp",
+        "verdict": "same",
+        "experimental_side": "right",
+        "comment": "both fine",
+    },
+]
+
+
+def write_jsonl(path, rows):
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    return path
+
+
+def export(campaign, tmp_path, name="out.jsonl"):
+    out = tmp_path / name
+    call_command("export_judgments", str(campaign.pk), "-o", str(out))
+    return [json.loads(line) for line in out.read_text().splitlines()]
+
+
+def test_import_creates_labels_and_unknown_annotators(campaign, tmp_path):
+    call_command("import_judgments", campaign.name, str(write_jsonl(tmp_path / "l.jsonl", LABELS)))
+    alice = get_user_model().objects.get(username="alice")
+    assert not alice.has_usable_password()
+    assert list(alice.groups.values_list("name", flat=True)) == ["annotator"]
+    assert Judgment.objects.filter(task__campaign=campaign).count() == 3
+    preference = Preference.objects.get(annotator=alice)
+    assert (preference.verdict, preference.experimental_on_left) == ("good", True)
+
+
+def test_export_then_import_is_lossless(campaign, tmp_path, bundle_data):
+    call_command("import_judgments", str(campaign.pk), str(write_jsonl(tmp_path / "l.jsonl", LABELS)))
+    first = export(campaign, tmp_path)
+    bundle_data["name"] = "Copy"
+    copy = campaign_import(bundle=parse_bundle(bundle_data, "copy.json"))
+    call_command("import_judgments", str(copy.pk), str(write_jsonl(tmp_path / "again.jsonl", first)))
+    assert export(copy, tmp_path, "second.jsonl") == first
+    assert sorted(first, key=json.dumps) == sorted(LABELS, key=json.dumps)
+
+
+def test_grade_of_an_unpooled_document_creates_its_task(campaign, tmp_path):
+    # d4 is ranked 4th by online, below pool_depth 3: a human label for it is still kept.
+    rows = [{"annotator": "alice", "query": "q1", "document": "d4", "grade": 1}]
+    call_command("import_judgments", str(campaign.pk), str(write_jsonl(tmp_path / "l.jsonl", rows)))
+    assert RelevanceTask.objects.filter(campaign=campaign, document__external_id="d4").exists()
+
+
+@pytest.mark.parametrize(
+    ("row", "message"),
+    [
+        (
+            {"annotator": "a", "query": "q9", "document": "d1", "grade": 1},
+            r"bad\.jsonl:2: query: unknown query 'q9'",
+        ),
+        (
+            {"annotator": "a", "query": "q1", "document": "d1", "grade": 7},
+            r"bad\.jsonl:2: grade: 7 is not on the scale",
+        ),
+        (
+            {"annotator": "a", "query": "q1", "document": "d1", "grade": "2"},
+            r"bad\.jsonl:2: grade: must be an integer",
+        ),
+        (
+            {"annotator": "a", "query": "q1", "model": "online", "verdict": "good"},
+            r"bad\.jsonl:2: model: 'online' is not an experimental model",
+        ),
+        (
+            {"annotator": "a", "query": "q1", "model": "exp", "verdict": "better"},
+            r"bad\.jsonl:2: verdict: must be 'good', 'same' or 'bad'",
+        ),
+        (
+            {"annotator": "alice", "query": "q1", "document": "d1", "grade": 1},
+            r"bad\.jsonl:2: annotator: 'alice' already graded q1/d1",
+        ),
+    ],
+)
+def test_bad_label_files_name_line_and_field_and_write_nothing(campaign, tmp_path, row, message):
+    rows = [LABELS[0], row]
+    with pytest.raises(CommandError, match=message):
+        call_command("import_judgments", str(campaign.pk), str(write_jsonl(tmp_path / "bad.jsonl", rows)))
+    assert not Judgment.objects.exists()
+    assert not get_user_model().objects.filter(username__in=["a", "alice"]).exists()
+
+
+def test_malformed_jsonl_line(campaign, tmp_path):
+    path = tmp_path / "bad.jsonl"
+    path.write_text(json.dumps(LABELS[0]) + "\n{not json\n")
+    with pytest.raises(CommandError, match=r"bad\.jsonl:2: malformed JSON"):
+        call_command("import_judgments", str(campaign.pk), str(path))
+
+
+def test_unknown_campaign(db, tmp_path):
+    with pytest.raises(CommandError, match="no campaign with id or name 'nope'"):
+        call_command("import_judgments", "nope", str(write_jsonl(tmp_path / "l.jsonl", LABELS)))
+
+
+def test_bundle_gold_marks_tasks(db, bundle_data):
+    bundle_data["gold"] = [
+        {"query": "q1", "document": "d1", "grade": 3},
+        {"query": "q2", "document": "d2", "grade": 0},  # not pooled for q2: becomes a task of its own
+        {"query": "q1", "model": "exp", "verdict": "good"},
+    ]
+    campaign = campaign_import(bundle=parse_bundle(bundle_data, "gold.json"))
+    gold = dict(
+        RelevanceTask.objects.filter(campaign=campaign, gold_grade__isnull=False).values_list(
+            "document__external_id", "gold_grade"
+        )
+    )
+    assert gold == {"d1": 3, "d2": 0}
+    assert SideBySideTask.objects.get(campaign=campaign, query__external_id="q1").gold_verdict == "good"

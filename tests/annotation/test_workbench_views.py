@@ -1,0 +1,119 @@
+"""The workbench pages: PRG flow, roles, escaping, and no model names in what annotators see."""
+
+import pytest
+from django.urls import reverse
+
+from annotation.models import Assignment, Document, Judgment, Preference, Query
+from annotation.services.assignment import task_next
+
+
+@pytest.fixture
+def annotator(client, make_user):
+    user = make_user("ann", "annotator")
+    client.force_login(user)
+    return user
+
+
+def work_url(campaign):
+    return reverse("annotation:work", args=[campaign.pk])
+
+
+def test_healthz(client):
+    assert client.get("/healthz").content == b"ok"
+
+
+def test_home_lists_own_progress_with_start(client, annotator, campaign):
+    response = client.get(reverse("annotation:home"))
+    assert response.status_code == 200
+    assert work_url(campaign).encode() in response.content
+    assert response.context["campaigns"][0]["remaining"] == 9
+
+
+def test_work_requires_annotator_role(client, make_user, campaign):
+    client.force_login(make_user("rev", "reviewer"))
+    assert client.get(work_url(campaign)).status_code == 403
+
+
+def test_grade_post_redirects_to_next_task(client, annotator, campaign):
+    response = client.get(work_url(campaign))
+    task = response.context["task"]
+    assert response.status_code == 200 and task["kind"] == "relevance"
+    url = reverse("annotation:task", args=[campaign.pk, task["assignment_id"]])
+    response = client.post(url, {"grade": "2", "comment": "fine"})
+    assert response.status_code == 302 and response.url == work_url(campaign)
+    judgment = Judgment.objects.get(annotator=annotator)
+    assert (judgment.grade, judgment.comment) == (2, "fine")
+    following = client.get(work_url(campaign)).context["task"]
+    assert following["assignment_id"] != task["assignment_id"]
+    assert following["previous_id"] == task["assignment_id"]
+
+
+def test_off_scale_grade_shows_error_and_stays(client, annotator, campaign):
+    task = client.get(work_url(campaign)).context["task"]
+    url = reverse("annotation:task", args=[campaign.pk, task["assignment_id"]])
+    response = client.post(url, {"grade": "7"}, follow=True)
+    assert b"not on this campaign" in response.content
+    assert not Judgment.objects.exists()
+
+
+def test_change_previous_grade(client, annotator, campaign):
+    task = client.get(work_url(campaign)).context["task"]
+    url = reverse("annotation:task", args=[campaign.pk, task["assignment_id"]])
+    client.post(url, {"grade": "1"})
+    page = client.get(url)
+    assert page.context["task"]["current"]["grade"] == 1
+    client.post(url, {"grade": "3"})
+    assert Judgment.objects.get(annotator=annotator).grade == 3
+
+
+def test_other_annotators_task_is_404(client, annotator, campaign, make_user):
+    other = make_user("other", "annotator")
+    lease = task_next(annotator=other, campaign=campaign)
+    assert client.get(reverse("annotation:task", args=[campaign.pk, lease.pk])).status_code == 404
+
+
+def test_skip(client, annotator, campaign):
+    task = client.get(work_url(campaign)).context["task"]
+    url = reverse("annotation:task_skip", args=[campaign.pk, task["assignment_id"]])
+    assert client.post(url, {"reason": "foreign_language"}).status_code == 302
+    assert Assignment.objects.get(pk=task["assignment_id"]).skip_reason == "foreign_language"
+
+
+def test_side_by_side_page_names_no_model_and_maps_sides(client, annotator, campaign):
+    for task in campaign.relevance_tasks.all():
+        Judgment.objects.create(task=task, annotator=annotator, grade=0)
+    response = client.get(work_url(campaign))
+    task = response.context["task"]
+    assert task["kind"] == "side_by_side"
+    html = response.content.decode()
+    assert ">exp<" not in html and "online" not in html and "experimental" not in html
+    assignment = Assignment.objects.get(pk=task["assignment_id"])
+    client.post(reverse("annotation:task", args=[campaign.pk, assignment.pk]), {"side": "right"})
+    expected = "bad" if assignment.experimental_on_left else "good"
+    assert Preference.objects.get(annotator=annotator).verdict == expected
+
+
+def test_imported_text_is_escaped_and_only_web_urls_link(client, annotator, campaign):
+    Query.objects.filter(campaign=campaign).update(text="<script>alert(1)</script>")
+    Document.objects.filter(campaign=campaign).update(
+        title="<b>bold</b>", url="javascript:alert(1)", body="<img src=x onerror=alert(1)>"
+    )
+    html = client.get(work_url(campaign)).content.decode()
+    assert "<script>alert(1)" not in html and "&lt;script&gt;" in html
+    assert "<b>bold" not in html and "<img src=x" not in html
+    assert 'href="javascript:' not in html and "javascript:alert(1)" in html
+
+
+def test_progress_page_for_reviewers_only(client, make_user, campaign):
+    client.force_login(make_user("ann", "annotator"))
+    url = reverse("annotation:progress", args=[campaign.pk])
+    assert client.get(url).status_code == 403
+    client.force_login(make_user("boss", "manager"))
+    response = client.get(url)
+    assert response.status_code == 200 and b"labels left" in response.content.lower()
+
+
+def test_done_page_when_nothing_left(client, annotator, campaign):
+    campaign.relevance_tasks.all().delete()
+    campaign.side_by_side_tasks.all().delete()
+    assert b"Nothing left" in client.get(work_url(campaign)).content

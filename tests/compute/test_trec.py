@@ -1,0 +1,173 @@
+"""Reading TREC files and scoring runs: conventions, errors, and agreement with pytrec_eval."""
+
+import gzip
+import math
+
+import numpy as np
+import pytest
+import pytrec_eval
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from metrics.compute import trec
+from metrics.compute.evaluation import QrelsIndex, evaluate_run
+from metrics.compute.ranking import Gain, RankingSettings
+from metrics.compute.trec import TrecFormatError, read_qrels, read_run, read_run_rankings
+
+LINEAR = RankingSettings(gain=Gain.LINEAR)
+
+
+def write(path, lines, *, gzipped=False):
+    text = "".join(line + "\n" for line in lines).encode()
+    path.write_bytes(gzip.compress(text) if gzipped else text)
+    return path
+
+
+def run_lines(run):
+    return [f"{q} Q0 {d} {i} {s} tag" for q, docs in run.items() for i, (d, s) in enumerate(docs.items(), 1)]
+
+
+def qrels_lines(qrels):
+    return [f"{q} 0 {d} {label}" for q, docs in qrels.items() for d, label in docs.items()]
+
+
+def scores(tmp_path, qrels, run, measures, **options):
+    index = QrelsIndex(read_qrels(write(tmp_path / "qrels", qrels_lines(qrels))))
+    result = evaluate_run(index, read_run(write(tmp_path / "run", run_lines(run))), measures, **options)
+    return {
+        query: {m: float(v[i]) for m, v in result.per_query.items()}
+        for i, query in enumerate(result.query_ids)
+    }
+
+
+def test_reads_columns_with_tabs_blank_lines_crlf_and_gzip(tmp_path):
+    path = write(
+        tmp_path / "q.gz", ["301\t0  doc-1\t2\r", "", "301 0 doc-2 -1", "302 0 doc-1 0.5"], gzipped=True
+    )
+    qrels = read_qrels(path)
+    assert qrels.query.tolist() == [b"301", b"301", b"302"]
+    assert qrels.document.tolist() == [b"doc-1", b"doc-2", b"doc-1"]
+    assert qrels.label.tolist() == [2.0, -1.0, 0.5]
+    assert qrels.line.tolist() == [1, 3, 4]
+
+
+def test_line_numbers_stay_right_across_read_windows(tmp_path, monkeypatch):
+    monkeypatch.setattr(trec, "WINDOW_BYTES", 40)
+    lines = [f"q{i} Q0 d{i} 1 {i}.5 run" for i in range(30)] + ["q30 Q0 d30 1 oops run"]
+    with pytest.raises(TrecFormatError) as error:
+        read_run(write(tmp_path / "run", lines))
+    assert str(error.value) == f"{tmp_path / 'run'}:31: score 'oops' is not a number"
+    assert read_run(write(tmp_path / "ok", lines[:30])).line.tolist() == list(range(1, 31))
+
+
+@pytest.mark.parametrize(
+    ("lines", "message"),
+    [
+        (["1 Q0 a 1 2.0 t", "1 Q0 b 1 2.0"], "run:2: expected 6 fields, found 5"),
+        (["1 Q0 a 1 nan t"], "run:1: score 'nan' is not a number"),
+        (["1 Q0 a 1 1e999 t"], "run:1: score '1e999' is not a number"),
+        (
+            ["1 Q0 a 1 3 t", "1 Q0 b 2 2 t", "1 Q0 a 3 1 t"],
+            "run:3: document 'a' is listed twice for its query (also line 1)",
+        ),
+        (["1 Q0 " + "x" * 300 + " 1 3 t"], "run:1: the document id is longer than 255 bytes"),
+    ],
+)
+def test_bad_run_lines_are_named(tmp_path, lines, message):
+    qrels = QrelsIndex(read_qrels(write(tmp_path / "qrels", ["1 0 a 1"])))
+    with pytest.raises(TrecFormatError) as error:
+        evaluate_run(qrels, read_run(write(tmp_path / "run", lines)), ["nDCG"])
+    assert str(error.value) == f"{tmp_path}/{message}"
+
+
+def test_bad_qrels_lines_are_named(tmp_path):
+    with pytest.raises(TrecFormatError, match=r"qrels:2: label 'high' is not a number"):
+        read_qrels(write(tmp_path / "qrels", ["1 0 a 1", "1 0 b high"]))
+    with pytest.raises(TrecFormatError, match=r"qrels:3: document 'a' is listed twice"):
+        QrelsIndex(read_qrels(write(tmp_path / "qrels", ["1 0 a 1", "1 0 b 0", "1 0 a 2"])))
+    with pytest.raises(TrecFormatError, match="cannot read"):
+        read_qrels(tmp_path / "missing")
+
+
+def test_ties_are_broken_by_document_id_descending(tmp_path):
+    # Same score: trec_eval ranks "b" before "a"; only "a" is relevant.
+    result = scores(tmp_path, {"1": {"a": 1, "b": 0}}, {"1": {"a": 1.0, "b": 1.0}}, ["RR"])
+    assert result["1"]["RR"] == 0.5
+    assert read_run_rankings(write(tmp_path / "r", ["1 Q0 a 1 1.0 t", "1 Q0 b 2 1.0 t", "1 Q0 c 3 5 t"])) == {
+        "1": ["c", "b", "a"]
+    }
+
+
+def test_rank_column_is_ignored_and_unsorted_runs_are_sorted(tmp_path):
+    run = {"1": {"a": 0.1, "b": 0.9, "c": 0.5}}
+    result = scores(tmp_path, {"1": {"b": 1}}, run, ["RR"])
+    assert result["1"]["RR"] == 1.0
+
+
+def test_query_sets_follow_trec_eval(tmp_path):
+    qrels = {"1": {"a": 1}, "2": {"b": 1}}
+    run = {"1": {"a": 1.0}, "3": {"z": 1.0}}
+    assert list(scores(tmp_path, qrels, run, ["AP"])) == ["1"]
+    complete = scores(tmp_path, qrels, run, ["AP"], complete=True)
+    assert complete == {"1": {"AP": 1.0}, "2": {"AP": 0.0}}
+
+
+def test_judged_only_drops_unjudged_documents_before_ranking(tmp_path):
+    qrels = {"1": {"b": 1, "c": 0}}
+    run = {"1": {"a": 3.0, "b": 2.0, "c": 1.0}}
+    assert scores(tmp_path, qrels, run, ["RR", "Judged@2"])["1"] == {"RR": 0.5, "Judged@2": 0.5}
+    assert scores(tmp_path, qrels, run, ["RR", "Judged@2"], judged_only=True)["1"] == {
+        "RR": 1.0,
+        "Judged@2": 1.0,
+    }
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 3), min_size=2, max_size=12), st.randoms(use_true_random=False))
+def test_swapping_documents_of_equal_label_changes_nothing(tmp_path_factory, labels, random):
+    tmp_path = tmp_path_factory.mktemp("swap")
+    docs = [f"d{i}" for i in range(len(labels))]
+    qrels = {"1": dict(zip(docs, labels, strict=True))}
+    run = {"1": {doc: float(len(docs) - i) for i, doc in enumerate(docs)}}
+    # Exchange the ranks of two documents that have the same label.
+    swapped = dict(run["1"])
+    pairs = [(a, b) for a in docs for b in docs if a < b and qrels["1"][a] == qrels["1"][b]]
+    if pairs:
+        a, b = random.choice(pairs)
+        swapped[a], swapped[b] = swapped[b], swapped[a]
+    measures = ["nDCG", "nDCG@3", "AP", "RR", "P@5", "R@5"]
+    assert scores(tmp_path, qrels, run, measures) == scores(tmp_path, qrels, {"1": swapped}, measures)
+
+
+PYTREC_MEASURES = {
+    "ndcg": "nDCG",
+    "ndcg_cut_5": "nDCG@5",
+    "ndcg_cut_10": "nDCG@10",
+    "map": "AP",
+    "map_cut_5": "AP@5",
+    "recip_rank": "RR",
+    "P_5": "P@5",
+    "P_10": "P@10",
+    "recall_5": "R@5",
+    "recall_10": "R@10",
+}
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_agrees_with_pytrec_eval_per_query(tmp_path, seed):
+    rng = np.random.default_rng(seed)
+    qrels, run = {}, {}
+    for q in range(40):
+        pool = [f"doc{d}" for d in rng.choice(200, size=int(rng.integers(1, 40)), replace=False)]
+        qrels[f"q{q}"] = {d: int(rng.integers(0, 4)) for d in pool if rng.random() < 0.7} or {pool[0]: 0}
+        candidates = pool + [f"x{d}" for d in range(20)]
+        retrieved = list(rng.choice(candidates, size=int(rng.integers(1, len(candidates))), replace=False))
+        # Few distinct scores: plenty of ties for the tie-break rule.
+        run[f"q{q}"] = {d: float(rng.integers(0, 5)) for d in retrieved}
+    run["only-in-run"] = {"doc1": 1.0}
+    expected = pytrec_eval.RelevanceEvaluator(qrels, set(PYTREC_MEASURES)).evaluate(run)
+    ours = scores(tmp_path, qrels, run, list(PYTREC_MEASURES.values()), settings=LINEAR)
+    assert set(ours) == set(expected)
+    for query, values in expected.items():
+        for theirs, mine in PYTREC_MEASURES.items():
+            assert math.isclose(ours[query][mine], values[theirs], abs_tol=1e-9), (query, mine)

@@ -1,0 +1,151 @@
+"""The quality dashboard and the review pages: who may see them, what they show, and their query counts."""
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from annotation.bundle import JudgmentRow, PreferenceRow
+from annotation.models import Adjudication, Document, Judgment, RelevanceTask, SideBySideTask
+from annotation.services.label_import import labels_import
+
+
+def label(campaign, judgments=(), preferences=()):
+    labels_import(campaign=campaign, judgments=list(judgments), preferences=list(preferences), source="test")
+
+
+@pytest.fixture
+def disputed(campaign):
+    """Three annotators disagree on q1/d1; two on the side-by-side task of q1."""
+    label(
+        campaign,
+        [JudgmentRow(0, name, "q1", "d1", grade, "", 12.0) for name, grade in (("a", 3), ("b", 2), ("c", 0))],
+        [
+            PreferenceRow(0, "a", "q1", "exp", "good", None, True),
+            PreferenceRow(0, "b", "q1", "exp", "bad", None, False),
+        ],
+    )
+    return RelevanceTask.objects.get(query__external_id="q1", document__external_id="d1")
+
+
+def page_urls(campaign, task):
+    sbs = SideBySideTask.objects.get(query__external_id="q1")
+    return [
+        reverse("metrics:campaign_quality", args=[campaign.pk]),
+        reverse("annotation:review_queue", args=[campaign.pk]),
+        reverse("annotation:review_relevance", args=[task.pk]),
+        reverse("annotation:review_side_by_side", args=[sbs.pk]),
+    ]
+
+
+def test_anonymous_visitors_are_sent_to_log_in(client, campaign, disputed):
+    for url in page_urls(campaign, disputed):
+        response = client.get(url)
+        assert response.status_code == 302, url
+        assert response.url.startswith(reverse("login")), url
+
+
+def test_annotators_are_refused(client, campaign, disputed, make_user):
+    client.force_login(make_user("ann", "annotator"))
+    for url in page_urls(campaign, disputed):
+        assert client.get(url).status_code == 403, url
+    post = client.post(page_urls(campaign, disputed)[2], {"label": "1", "reason": "mine"})
+    assert post.status_code == 403
+    assert not Adjudication.objects.exists()
+
+
+@pytest.mark.parametrize("role", ["reviewer", "manager"])
+def test_reviewers_and_managers_see_every_page(client, campaign, disputed, make_user, role):
+    client.force_login(make_user("pat", role))
+    for url in page_urls(campaign, disputed):
+        assert client.get(url).status_code == 200, url
+
+
+def test_quality_page_shows_agreement_annotators_and_a_local_plotly(client, campaign, disputed, make_user):
+    client.force_login(make_user("rita", "reviewer"))
+    page = client.get(reverse("metrics:campaign_quality", args=[campaign.pk])).content.decode()
+    for text in ("Krippendorff α (ordinal)", "Krippendorff α (interval)", "Fleiss κ", "95% CI", "Pairwise"):
+        assert text in page
+    assert 'id="annotator-table"' in page and 'class="sortable"' in page
+    assert "/static/judgeboard/vendor/plotly.min.js" in page
+    assert "cdn" not in page.lower()
+    assert 'id="grade-distribution-data"' in page
+
+
+def test_quality_page_query_count_does_not_grow_with_data(
+    client, campaign, disputed, make_user, django_assert_max_num_queries
+):
+    client.force_login(make_user("rita", "reviewer"))
+    url = reverse("metrics:campaign_quality", args=[campaign.pk])
+    with CaptureQueriesContext(connection) as small:
+        client.get(url)
+    label(
+        campaign,
+        [
+            JudgmentRow(0, name, query, document, grade, "", 5.0)
+            for name, grade in (("d", 1), ("e", 2), ("f", 3))
+            for query, document in (("q1", "d2"), ("q1", "d3"), ("q2", "d6"), ("q2", "d7"))
+        ],
+        [PreferenceRow(0, name, "q2", "exp", "same", None, True) for name in ("d", "e", "f")],
+    )
+    with django_assert_max_num_queries(len(small.captured_queries)):
+        response = client.get(url)
+    assert response.status_code == 200
+    assert len(small.captured_queries) <= 15
+
+
+def test_queue_lists_the_disputed_tasks_with_links(client, campaign, disputed, make_user):
+    client.force_login(make_user("rita", "reviewer"))
+    page = client.get(reverse("annotation:review_queue", args=[campaign.pk])).content.decode()
+    assert reverse("annotation:review_relevance", args=[disputed.pk]) in page
+    sbs = SideBySideTask.objects.get(query__external_id="q1")
+    assert reverse("annotation:review_side_by_side", args=[sbs.pk]) in page
+
+
+def test_posting_a_final_label_redirects_to_the_queue(client, campaign, disputed, make_user):
+    client.force_login(make_user("rita", "reviewer"))
+    url = reverse("annotation:review_relevance", args=[disputed.pk])
+    response = client.post(url, {"label": "2", "reason": "two of three"})
+    assert response.status_code == 302
+    assert response.url == reverse("annotation:review_queue", args=[campaign.pk])
+    adjudication = Adjudication.objects.get(relevance_task=disputed)
+    assert (adjudication.grade, adjudication.reason, adjudication.reviewer.username) == (
+        2,
+        "two of three",
+        "rita",
+    )
+    assert sorted(Judgment.objects.filter(task=disputed).values_list("grade", flat=True)) == [0, 2, 3]
+    page = client.get(url).content.decode()
+    assert "two of three" in page and "rita" in page
+
+
+def test_a_refused_label_comes_back_with_the_reason(client, campaign, disputed, make_user):
+    client.force_login(make_user("rita", "reviewer"))
+    url = reverse("annotation:review_relevance", args=[disputed.pk])
+    response = client.post(url, {"label": "9", "reason": "x"}, follow=True)
+    assert response.redirect_chain == [(url, 302)]
+    assert "grade must be one of" in response.content.decode()
+    assert not Adjudication.objects.exists()
+
+
+def test_side_by_side_final_verdict(client, campaign, disputed, make_user):
+    client.force_login(make_user("rita", "reviewer"))
+    sbs = SideBySideTask.objects.get(query__external_id="q1")
+    url = reverse("annotation:review_side_by_side", args=[sbs.pk])
+    page = client.get(url).content.decode()
+    assert "online" in page and "exp better" in page
+    client.post(url, {"label": "same", "reason": "a tie"})
+    assert Adjudication.objects.get(side_by_side_task=sbs).verdict == "same"
+
+
+def test_untrusted_text_is_escaped(client, campaign, make_user):
+    Document.objects.filter(campaign=campaign, external_id="d1").update(
+        title="<script>alert(1)</script>", url="javascript:alert(2)"
+    )
+    label(campaign, [JudgmentRow(0, "<b>x</b>", "q1", "d1", 1, "<img src=x onerror=alert(3)>")])
+    client.force_login(make_user("rita", "reviewer"))
+    task = RelevanceTask.objects.get(query__external_id="q1", document__external_id="d1")
+    page = client.get(reverse("annotation:review_relevance", args=[task.pk])).content.decode()
+    assert "<script>alert(1)" not in page and "&lt;script&gt;alert(1)" in page
+    assert "<img src=x" not in page and "<b>x</b>" not in page
+    assert 'href="javascript:' not in page
