@@ -17,7 +17,9 @@ import numpy as np
 from metrics.compute.ranking import Measure, RankingSettings, evaluate_ranked, parse_measure, weighted_mean
 from metrics.compute.trec import Qrels, Run, TrecFormatError
 
-_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
+_DOCUMENT_BITS = 40
+MAX_QUERIES = 1 << (64 - _DOCUMENT_BITS)
+_CHECK_SLICE = 1 << 20
 _SEEDS = (0x243F6A8885A308D3, 0x13198A2E03707344, 0xA4093822299F31D0, 0x082EFA98EC4E6C89)
 
 
@@ -44,7 +46,10 @@ class QrelsIndex:
 
     def __init__(self, qrels: Qrels):
         self.qrels = qrels
-        self.query_ids, self.codes = _query_codes(qrels.query)
+        self.query_ids, codes = _query_codes(qrels.query)
+        self.codes = codes.astype(np.int32)
+        if len(self.query_ids) > MAX_QUERIES:
+            raise TrecFormatError(qrels.path, None, f"more than {MAX_QUERIES} queries")
         rows, positions, width = _positions_within(self.codes, len(self.query_ids))
         self.judged = np.full((len(self.query_ids), width), np.nan)
         self.judged[rows, positions] = qrels.label
@@ -63,7 +68,7 @@ class QrelsIndex:
             keys = _pair_keys(self.codes, self.qrels.document, seed)
             order = np.argsort(keys)
             keys = keys[order]
-            _check_duplicates(keys, order, self.codes, self.qrels.document, self.qrels.line, self.qrels.path)
+            _check_duplicates(keys, order, self.qrels.document, self.qrels.line, self.qrels.path)
             self._sorted[seed] = (keys, order)
         return self._sorted[seed]
 
@@ -96,9 +101,10 @@ def evaluate_run(
     rows, positions, width = _positions_within(row_of_query, len(qrels.query_ids))
     matrix = np.full((len(qrels.query_ids), width), np.nan)
     matrix[rows, positions] = labels
-    per_query = evaluate_ranked(
-        matrix[scored], measures, judged_labels=qrels.judged[scored], settings=settings
-    )
+    judged_labels = qrels.judged
+    if not scored.all():
+        matrix, judged_labels = matrix[scored], judged_labels[scored]
+    per_query = evaluate_ranked(matrix, measures, judged_labels=judged_labels, settings=settings)
     return RunEvaluation([query.decode() for query in qrels.query_ids[scored].tolist()], per_query)
 
 
@@ -127,8 +133,16 @@ def _positions_within(rows: np.ndarray, n_rows: int) -> tuple[np.ndarray, np.nda
     """Each entry's 0-based position among the entries of its row, keeping their order."""
     if rows.size == 0:
         return rows, rows, 0
-    order = np.argsort(rows, kind="stable")
     sizes = np.bincount(rows, minlength=n_rows)
+    heads = np.flatnonzero(np.concatenate(([True], rows[1:] != rows[:-1])))
+    if heads.size == np.count_nonzero(sizes):
+        # Each row is one contiguous block (the usual file layout): no sort needed.
+        return (
+            rows,
+            np.arange(rows.size) - np.repeat(heads, np.diff(heads, append=rows.size)),
+            int(sizes.max()),
+        )
+    order = np.argsort(rows, kind="stable")
     starts = np.cumsum(sizes) - sizes
     positions = np.empty(rows.size, dtype=np.int64)
     positions[order] = np.arange(rows.size) - starts[rows[order]]
@@ -158,17 +172,20 @@ def _mix(values: np.ndarray) -> np.ndarray:
     return values ^ (values >> np.uint64(31))
 
 
-def _pair_keys(codes: np.ndarray, document: np.ndarray, seed: int) -> np.ndarray:
-    return _mix(_hash_bytes(document, seed) ^ (codes.astype(np.uint64) * _MULTIPLIER))
+def _pair_keys(rows: np.ndarray, document: np.ndarray, seed: int) -> np.ndarray:
+    """64-bit keys of (query row, document): the row in the top 24 bits, so sorted keys keep each query's
+    entries together (the lookups that follow stay in cache), and 40 bits of the document's hash."""
+    document_hash = _hash_bytes(document, seed) >> np.uint64(64 - _DOCUMENT_BITS)
+    return (rows.astype(np.uint64) << np.uint64(_DOCUMENT_BITS)) | document_hash
 
 
-def _check_duplicates(keys, order, codes, document, line, path) -> None:
+def _check_duplicates(keys, order, document, line, path) -> None:
     """Refuses a (query, document) pair listed twice; an equal key of different pairs is a collision."""
     same = np.flatnonzero(keys[1:] == keys[:-1])
     if same.size == 0:
         return
     first, second = order[same], order[same + 1]
-    exact = (codes[first] == codes[second]) & (document[first] == document[second])
+    exact = document[first] == document[second]
     if not exact.all():
         raise _Collision
     a, b = sorted((int(line[first[0]]), int(line[second[0]])))
@@ -192,18 +209,21 @@ def _join(qrels: QrelsIndex, row_of_query: np.ndarray, run: Run, seed: int) -> n
     run_keys = _pair_keys(row_of_query, run.document, seed)
     order = np.argsort(run_keys)
     run_keys = run_keys[order]
-    _check_duplicates(run_keys, order, row_of_query, run.document, run.line, run.path)
+    _check_duplicates(run_keys, order, run.document, run.line, run.path)
     labels = np.full(run.document.size, np.nan)
     if qrels_keys.size == 0:
         return labels
     found_at = np.minimum(np.searchsorted(qrels_keys, run_keys), qrels_keys.size - 1)
     hit = qrels_keys[found_at] == run_keys
+    del run_keys
     entry, matched = qrels_entry[found_at[hit]], order[hit]
-    exact = (qrels.codes[entry] == row_of_query[matched]) & (
-        qrels.qrels.document[entry] == run.document[matched]
-    )
-    if not exact.all():
-        raise _Collision
+    del found_at, hit, order
+    # Equal keys mean the same query row (its bits are exact); the document ids must match byte for byte,
+    # checked a slice at a time to keep the copies small.
+    for start in range(0, entry.size, _CHECK_SLICE):
+        part = slice(start, start + _CHECK_SLICE)
+        if not (qrels.qrels.document[entry[part]] == run.document[matched[part]]).all():
+            raise _Collision
     labels[matched] = qrels.qrels.label[entry]
     return labels
 

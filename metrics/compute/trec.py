@@ -10,6 +10,7 @@ out as NumPy bytes arrays (`S` dtype), the number columns as float64.
 
 import gzip
 import math
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
@@ -18,7 +19,9 @@ import numpy as np
 
 WINDOW_BYTES = 32 << 20
 MAX_TOKEN_BYTES = 255
-_SPACE, _TAB, _NEWLINE, _RETURN = 32, 9, 10, 13
+_NEWLINE = 10
+# Space and every control byte below it (tab, newline, carriage return...) separate fields.
+_LAST_BLANK = 32
 
 
 class TrecFormatError(ValueError):
@@ -36,7 +39,7 @@ class Qrels:
     query: np.ndarray  # S: query id
     document: np.ndarray  # S: document id
     label: np.ndarray  # float64
-    line: np.ndarray  # int64: 1-based line of each entry, for error messages
+    line: np.ndarray  # int32: 1-based line of each entry, for error messages
     path: str
 
 
@@ -105,95 +108,150 @@ def _refuse_duplicates(query, document, line, path: str, what: str) -> None:
         )
 
 
-def _read_bytes(path: str) -> bytes:
+def _read_padded(path: str) -> tuple[np.ndarray, int]:
+    """The file's bytes (gunzipped) followed by NULs, so any token's bytes can be viewed past its end."""
+    padding = MAX_TOKEN_BYTES + 1
     try:
-        raw = Path(path).read_bytes()
+        with open(path, "rb") as file:
+            magic = file.read(2)
+            if magic == b"\x1f\x8b":
+                file.seek(0)
+                try:
+                    data = gzip.decompress(file.read())
+                except (OSError, EOFError) as exc:
+                    raise TrecFormatError(path, None, f"not a valid gzip file: {exc}") from None
+                buffer = np.zeros(len(data) + padding, dtype=np.uint8)
+                buffer[: len(data)] = np.frombuffer(data, dtype=np.uint8)
+                return buffer, len(data)
+            size = os.fstat(file.fileno()).st_size
+            buffer = np.zeros(size + padding, dtype=np.uint8)
+            file.seek(0)
+            read = file.readinto(memoryview(buffer)[:size])
+            return buffer, read
     except OSError as exc:
         raise TrecFormatError(path, None, f"cannot read: {exc.strerror or exc}") from None
-    if raw[:2] == b"\x1f\x8b":
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError) as exc:
-            raise TrecFormatError(path, None, f"not a valid gzip file: {exc}") from None
-    return raw
+
+
+def _window_stop(buffer: np.ndarray, start: int, size: int) -> int:
+    """Where the window from `start` ends: just after the last newline within WINDOW_BYTES (or further)."""
+    stop = min(start + WINDOW_BYTES, size)
+    if stop == size:
+        return size
+    low = stop
+    while low > start:
+        low = max(start, low - (1 << 16))
+        newlines = np.flatnonzero(buffer[low:stop] == _NEWLINE)
+        if newlines.size:
+            return low + int(newlines[-1]) + 1
+    # A line longer than the window: read on to its end.
+    newlines = np.flatnonzero(buffer[stop:size] == _NEWLINE)
+    return stop + int(newlines[0]) + 1 if newlines.size else size
 
 
 def _read_columns(
     path: str, *, n_fields: int, keep: tuple[int, ...], names: tuple[str, ...]
 ) -> list[np.ndarray]:
     """The kept fields of every non-blank line as `S` arrays, then the 1-based line number of each."""
-    data = _read_bytes(path)
-    buffer = np.frombuffer(data, dtype=np.uint8)
+    buffer, size = _read_padded(path)
     pieces: list[list[np.ndarray]] = [[] for _ in range(len(keep) + 1)]
     start, first_line = 0, 1
-    while start < buffer.size:
-        stop = min(start + WINDOW_BYTES, buffer.size)
-        if stop < buffer.size:
-            newline = data.rfind(b"\n", start, stop)
-            stop = newline + 1 if newline >= start else data.find(b"\n", stop) + 1 or buffer.size
-        window = buffer[start:stop]
-        columns, n_lines = _tokenize(window, n_fields, keep, names, path, first_line)
+    while start < size:
+        stop = _window_stop(buffer, start, size)
+        columns, n_lines = _tokenize(buffer[start:], stop - start, n_fields, keep, names, path, first_line)
         for piece, column in zip(pieces, columns, strict=True):
             piece.append(column)
         start, first_line = stop, first_line + n_lines
+    del buffer  # before the pieces are joined: the two together would double the peak
     if not pieces[0]:
-        return [np.zeros(0, dtype="S1")] * len(keep) + [np.zeros(0, dtype=np.int64)]
+        return [np.zeros(0, dtype="S1")] * len(keep) + [np.zeros(0, dtype=np.int32)]
     return [np.concatenate(piece) for piece in pieces]
 
 
 def _tokenize(
-    window: np.ndarray,
+    tail: np.ndarray,
+    size: int,
     n_fields: int,
     keep: tuple[int, ...],
     names: tuple[str, ...],
     path: str,
     first_line: int,
 ) -> tuple[list[np.ndarray], int]:
-    """Splits a window of whole lines; returns the kept fields, line numbers, and the window's line count."""
-    newline = window == _NEWLINE
-    blank = newline | (window == _SPACE) | (window == _TAB) | (window == _RETURN)
-    # A token starts where a non-blank byte follows a blank one (or the window's start).
-    previous_blank = np.empty_like(blank)
-    previous_blank[0] = True
-    previous_blank[1:] = blank[:-1]
-    starts = np.flatnonzero(~blank & previous_blank)
-    next_blank = np.empty_like(blank)
-    next_blank[-1] = True
-    next_blank[:-1] = blank[1:]
-    ends = np.flatnonzero(~blank & next_blank) + 1
-    newlines = np.flatnonzero(newline)
-    n_lines = newlines.size + (0 if window.size and window[-1] == _NEWLINE else 1)
-    # The 0-based line of each token within the window; it never decreases.
-    token_line = np.searchsorted(newlines, starts)
-    first_token = np.flatnonzero(np.diff(token_line, prepend=-1))
-    line_of_entry = token_line[first_token]
-    per_line = np.diff(first_token, append=token_line.size)
-    wrong = per_line != n_fields
-    if wrong.any():
-        bad = int(np.flatnonzero(wrong)[0])
-        raise TrecFormatError(
-            path,
-            first_line + int(line_of_entry[bad]),
-            f"expected {n_fields} fields, found {per_line[bad]}",
-        )
+    """Splits the first `size` bytes of `tail` (whole lines); returns the kept fields, their line numbers
+    and the number of lines. The bytes of `tail` past `size` are only viewed, never parsed."""
+    window = tail[:size]
+    simple = _split_single_separated(window, n_fields)
+    if simple is not None:
+        starts, ends, n_lines = simple
+        line_of_entry = np.arange(n_lines)
+    else:
+        starts, ends, line_of_entry, n_lines = _split_any(window, n_fields, path, first_line)
     columns = []
     for field, name in zip(keep, names, strict=True):
-        field_starts, field_ends = starts[field::n_fields], ends[field::n_fields]
-        too_long = np.flatnonzero(field_ends - field_starts > MAX_TOKEN_BYTES)
+        field_starts = starts[field::n_fields]
+        lengths = ends[field::n_fields] - field_starts
+        too_long = np.flatnonzero(lengths > MAX_TOKEN_BYTES)
         if too_long.size:
             line = first_line + int(line_of_entry[too_long[0]])
             raise TrecFormatError(path, line, f"the {name} is longer than {MAX_TOKEN_BYTES} bytes")
-        columns.append(_token_bytes(window, field_starts, field_ends))
-    return [*columns, first_line + line_of_entry.astype(np.int64)], n_lines
+        columns.append(_token_bytes(tail, field_starts, lengths))
+    return [*columns, (first_line + line_of_entry).astype(np.int32)], n_lines
 
 
-def _token_bytes(window: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """The tokens [start, end) of a window as an `S` array, padded with NUL to the longest."""
-    lengths = ends - starts
+def _split_single_separated(window: np.ndarray, n_fields: int) -> tuple[np.ndarray, np.ndarray, int] | None:
+    """Token starts and ends of the usual layout, each field followed by exactly one space, tab or newline
+    and every line ending in a newline, from the separators alone; None for anything else."""
+    if window[-1] != _NEWLINE:
+        return None
+    separators = np.flatnonzero(window <= _LAST_BLANK)
+    if separators.size % n_fields:
+        return None
+    grid = separators.reshape(-1, n_fields)
+    if not (window[grid[:, -1]] == _NEWLINE).all() or (window[grid[:, :-1]] == _NEWLINE).any():
+        return None
+    starts = np.empty_like(grid)
+    starts[0, 0] = 0
+    starts[1:, 0] = grid[:-1, -1] + 1
+    starts[:, 1:] = grid[:, :-1] + 1
+    # An empty token means two separators in a row, or a blank at a line's start.
+    if (grid <= starts).any():
+        return None
+    return starts.ravel(), separators, grid.shape[0]
+
+
+def _split_any(
+    window: np.ndarray, n_fields: int, path: str, first_line: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """Token starts and ends for any run of blanks between fields, blank lines, a last line without a
+    newline; also the window's line of each entry and its number of lines."""
+    size = window.size
+    # Token boundaries alternate: a start where blank turns to text, an end where text turns to blank.
+    blank = np.empty(size + 2, dtype=np.int8)
+    blank[0] = blank[-1] = 1
+    np.less_equal(window, _LAST_BLANK, out=blank[1:-1], casting="unsafe")
+    boundaries = np.flatnonzero(np.diff(blank))
+    starts, ends = boundaries[0::2], boundaries[1::2]
+    newlines = np.flatnonzero(window == _NEWLINE)
+    if window[-1] != _NEWLINE:
+        newlines = np.append(newlines, size)
+    # Tokens per line, from how many tokens start before each line's end.
+    per_line = np.diff(np.searchsorted(starts, newlines), prepend=0)
+    line_of_entry = np.flatnonzero(per_line)
+    wrong = np.flatnonzero(per_line[line_of_entry] != n_fields)
+    if wrong.size:
+        bad = line_of_entry[wrong[0]]
+        raise TrecFormatError(
+            path, first_line + int(bad), f"expected {n_fields} fields, found {per_line[bad]}"
+        )
+    return starts, ends, line_of_entry, newlines.size
+
+
+def _token_bytes(tail: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The tokens at `starts` as an `S` array, padded with NUL to the longest; `tail` extends past them."""
     width = int(lengths.max()) if lengths.size else 1
-    offsets = np.arange(width)
-    index = np.minimum(starts[:, None] + offsets, window.size - 1)
-    matrix = np.where(offsets < lengths[:, None], window[index], 0).astype(np.uint8)
+    view_end = int(starts[-1]) + width if starts.size else 0
+    # Rows of a sliding view are gathered without an index matrix; bytes past each token become NUL.
+    matrix = np.lib.stride_tricks.sliding_window_view(tail[:view_end], width)[starts]
+    matrix *= np.arange(width) < lengths[:, None]
     return matrix.view(f"S{width}").ravel()
 
 

@@ -171,3 +171,15 @@ def test_agrees_with_pytrec_eval_per_query(tmp_path, seed):
     for query, values in expected.items():
         for theirs, mine in PYTREC_MEASURES.items():
             assert math.isclose(ours[query][mine], values[theirs], abs_tol=1e-9), (query, mine)
+
+
+def test_single_separated_files_read_like_any_other_layout(tmp_path):
+    lines = [f"q{i % 7} Q0 doc-{i} {i} {i * 0.25 - 3} tag" for i in range(200)]
+    simple = read_run(write(tmp_path / "simple", lines))
+    spaced = read_run(
+        write(tmp_path / "spaced", ["  " + line.replace(" ", " \t ") + " \r" for line in lines])
+    )
+    for column in ("query", "document", "score", "line"):
+        assert getattr(simple, column).tolist() == getattr(spaced, column).tolist()
+    with pytest.raises(TrecFormatError, match=r"simple2:3: expected 6 fields, found 7"):
+        read_run(write(tmp_path / "simple2", lines[:2] + [lines[2] + " extra"] + lines[3:5]))

@@ -6,12 +6,13 @@ from django.core.management.base import BaseCommand, CommandError
 
 from metrics.compute.evaluation import QrelsIndex, RunEvaluation, evaluate_run
 from metrics.compute.ranking import DEFAULT_MEASURES, RankingSettings, parse_measure
-from metrics.compute.significance import PairedComparison, paired_comparisons
 from metrics.compute.trec import TrecFormatError, read_qrels, read_run
 
 
 class Command(BaseCommand):
     help = "Score TREC runs against TREC qrels (trec_eval conventions; see docs/metrics.md)."
+    # Files in, numbers out: no database, so no system checks (they import every URLconf and view).
+    requires_system_checks = []
 
     def add_arguments(self, parser):
         parser.add_argument("qrels", help="TREC qrels: qid 0 docid label (may be gzipped)")
@@ -104,8 +105,11 @@ class Command(BaseCommand):
                 self.stdout.write("  ".join("-" * width for width in widths))
 
 
-def _compare(baseline: RunEvaluation, candidate: RunEvaluation) -> dict[str, PairedComparison]:
+def _compare(baseline: RunEvaluation, candidate: RunEvaluation) -> dict:
     """Paired comparison over the queries both runs were scored on."""
+    # SciPy takes about a second to import; only comparisons need it.
+    from metrics.compute.significance import paired_comparisons
+
     common, in_baseline, in_candidate = np.intersect1d(
         baseline.query_ids, candidate.query_ids, return_indices=True
     )
@@ -129,7 +133,7 @@ def _run_report(evaluation: RunEvaluation, per_query: bool) -> dict:
     return report
 
 
-def _comparison_report(comparison: PairedComparison) -> dict:
+def _comparison_report(comparison) -> dict:
     return {
         "mean_delta": comparison.mean_delta,
         "ci95": [comparison.ci_low, comparison.ci_high],
