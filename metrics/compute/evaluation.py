@@ -45,11 +45,12 @@ class QrelsIndex:
     """Qrels prepared once for scoring any number of runs."""
 
     def __init__(self, qrels: Qrels):
-        self.qrels = qrels
+        # The query column is not kept: codes into `query_ids` stand for it.
+        self.document, self.label, self.line, self.path = qrels.document, qrels.label, qrels.line, qrels.path
         self.query_ids, codes = _query_codes(qrels.query)
         self.codes = codes.astype(np.int32)
         if len(self.query_ids) > MAX_QUERIES:
-            raise TrecFormatError(qrels.path, None, f"more than {MAX_QUERIES} queries")
+            raise TrecFormatError(self.path, None, f"more than {MAX_QUERIES} queries")
         rows, positions, width = _positions_within(self.codes, len(self.query_ids))
         self.judged = np.full((len(self.query_ids), width), np.nan)
         self.judged[rows, positions] = qrels.label
@@ -65,10 +66,10 @@ class QrelsIndex:
     def sorted_keys(self, seed: int) -> tuple[np.ndarray, np.ndarray]:
         """The qrels' pair keys sorted, and the entry of each; duplicates refused."""
         if seed not in self._sorted:
-            keys = _pair_keys(self.codes, self.qrels.document, seed)
+            keys = _pair_keys(self.codes, self.document, seed)
             order = np.argsort(keys)
             keys = keys[order]
-            _check_duplicates(keys, order, self.qrels.document, self.qrels.line, self.qrels.path)
+            _check_duplicates(keys, order, self.document, self.line, self.path)
             self._sorted[seed] = (keys, order)
         return self._sorted[seed]
 
@@ -91,7 +92,8 @@ def evaluate_run(
         row_of_query = row_of_query[known]
     labels = _labels_of(qrels, row_of_query, run)
     ranked = _ranked_order(row_of_query, run.score, run.document)
-    row_of_query, labels = row_of_query[ranked], labels[ranked]
+    if ranked is not None:
+        row_of_query, labels = row_of_query[ranked], labels[ranked]
     if judged_only:
         judged = ~np.isnan(labels)
         row_of_query, labels = row_of_query[judged], labels[judged]
@@ -126,7 +128,7 @@ def _rows_of(query_ids: np.ndarray, query: np.ndarray) -> np.ndarray:
     found = np.searchsorted(query_ids, query[heads]) if len(query_ids) else np.zeros(heads.size, np.int64)
     found = np.minimum(found, max(len(query_ids) - 1, 0))
     present = query_ids[found] == query[heads] if len(query_ids) else np.zeros(heads.size, bool)
-    return np.repeat(np.where(present, found, -1), np.diff(heads, append=query.size))
+    return np.repeat(np.where(present, found, -1).astype(np.int32), np.diff(heads, append=query.size))
 
 
 def _positions_within(rows: np.ndarray, n_rows: int) -> tuple[np.ndarray, np.ndarray, int]:
@@ -222,19 +224,17 @@ def _join(qrels: QrelsIndex, row_of_query: np.ndarray, run: Run, seed: int) -> n
     # checked a slice at a time to keep the copies small.
     for start in range(0, entry.size, _CHECK_SLICE):
         part = slice(start, start + _CHECK_SLICE)
-        if not (qrels.qrels.document[entry[part]] == run.document[matched[part]]).all():
+        if not (qrels.document[entry[part]] == run.document[matched[part]]).all():
             raise _Collision
-    labels[matched] = qrels.qrels.label[entry]
+    labels[matched] = qrels.label[entry]
     return labels
 
 
-def _ranked_order(rows: np.ndarray, score: np.ndarray, document: np.ndarray) -> np.ndarray:
-    """The entries grouped by row, each row by score descending, ties by document id descending.
-
-    Runs are nearly always written in this order already: that is checked in one pass and kept.
-    """
+def _ranked_order(rows: np.ndarray, score: np.ndarray, document: np.ndarray) -> np.ndarray | None:
+    """The order that groups entries by row, each row by score descending, ties by document id descending;
+    None when they are in that order already, as runs nearly always are (checked in one pass)."""
     if _in_ranked_order(rows, score, document):
-        return np.arange(rows.size)
+        return None
     return np.lexsort((document, score, -rows))[::-1]
 
 

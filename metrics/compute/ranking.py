@@ -168,7 +168,10 @@ def evaluate_ranked(
 def gain_of(labels: np.ndarray, gain: Gain) -> np.ndarray:
     """Gain of each label, NaN (unjudged) as 0; negative labels keep their sign."""
     values = np.nan_to_num(labels, nan=0.0)
-    return np.exp2(values) - 1.0 if gain is Gain.EXPONENTIAL else values
+    if gain is Gain.EXPONENTIAL:
+        np.exp2(values, out=values)
+        values -= 1.0
+    return values
 
 
 def discounts(depth: int, discount: Discount) -> np.ndarray:
@@ -232,16 +235,21 @@ class _Scorer:
         return self._cached("gains", compute)
 
     def _dcg_cumulative(self) -> np.ndarray:
-        return self._cached(
-            "dcg",
-            lambda: np.cumsum(self._gains() * discounts(self.depth, self.settings.discount), axis=1),
-        )
+        def compute():
+            discounted = self._gains() * discounts(self.depth, self.settings.discount)
+            return np.cumsum(discounted, axis=1, out=discounted)
+
+        return self._cached("dcg", compute)
 
     def _ideal_cumulative(self) -> np.ndarray:
         def compute():
-            ideal = np.maximum(gain_of(self.judged, self.settings.gain), 0.0)
-            ideal = -np.sort(-ideal, axis=1)
-            return np.cumsum(ideal * discounts(ideal.shape[1], self.settings.discount), axis=1)
+            # In place: the judged matrix can be as large as the run's.
+            ideal = gain_of(self.judged, self.settings.gain)
+            np.maximum(ideal, 0.0, out=ideal)
+            ideal.sort(axis=1)
+            ideal = ideal[:, ::-1]
+            ideal *= discounts(ideal.shape[1], self.settings.discount)
+            return np.cumsum(ideal, axis=1)
 
         return self._cached("ideal", compute)
 

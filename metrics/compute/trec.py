@@ -10,7 +10,8 @@ out as NumPy bytes arrays (`S` dtype), the number columns as float64.
 
 import gzip
 import math
-import os
+import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
@@ -108,60 +109,43 @@ def _refuse_duplicates(query, document, line, path: str, what: str) -> None:
         )
 
 
-def _read_padded(path: str) -> tuple[np.ndarray, int]:
-    """The file's bytes (gunzipped) followed by NULs, so any token's bytes can be viewed past its end."""
-    padding = MAX_TOKEN_BYTES + 1
+def _windows(path: str) -> Iterator[np.ndarray]:
+    """The file (gunzipped) in windows of whole lines, each followed by NUL bytes so that any token's bytes
+    can be viewed past its end; read a window at a time, never the whole file at once."""
+    padding = np.zeros(MAX_TOKEN_BYTES + 1, dtype=np.uint8)
     try:
-        with open(path, "rb") as file:
-            magic = file.read(2)
-            if magic == b"\x1f\x8b":
-                file.seek(0)
-                try:
-                    data = gzip.decompress(file.read())
-                except (OSError, EOFError) as exc:
-                    raise TrecFormatError(path, None, f"not a valid gzip file: {exc}") from None
-                buffer = np.zeros(len(data) + padding, dtype=np.uint8)
-                buffer[: len(data)] = np.frombuffer(data, dtype=np.uint8)
-                return buffer, len(data)
-            size = os.fstat(file.fileno()).st_size
-            buffer = np.zeros(size + padding, dtype=np.uint8)
-            file.seek(0)
-            read = file.readinto(memoryview(buffer)[:size])
-            return buffer, read
+        with open(path, "rb") as raw:
+            gzipped = raw.read(2) == b"\x1f\x8b"
+            raw.seek(0)
+            file = gzip.GzipFile(fileobj=raw) if gzipped else raw
+            carry = b""
+            while True:
+                chunk = file.read(WINDOW_BYTES)
+                data = carry + chunk
+                cut = data.rfind(b"\n") + 1 if chunk else len(data)
+                carry = data[cut:]
+                if cut:
+                    yield np.concatenate((np.frombuffer(data, dtype=np.uint8, count=cut), padding))
+                if not chunk:
+                    return
+    except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
+        raise TrecFormatError(path, None, f"not a valid gzip file: {exc}") from None
     except OSError as exc:
         raise TrecFormatError(path, None, f"cannot read: {exc.strerror or exc}") from None
-
-
-def _window_stop(buffer: np.ndarray, start: int, size: int) -> int:
-    """Where the window from `start` ends: just after the last newline within WINDOW_BYTES (or further)."""
-    stop = min(start + WINDOW_BYTES, size)
-    if stop == size:
-        return size
-    low = stop
-    while low > start:
-        low = max(start, low - (1 << 16))
-        newlines = np.flatnonzero(buffer[low:stop] == _NEWLINE)
-        if newlines.size:
-            return low + int(newlines[-1]) + 1
-    # A line longer than the window: read on to its end.
-    newlines = np.flatnonzero(buffer[stop:size] == _NEWLINE)
-    return stop + int(newlines[0]) + 1 if newlines.size else size
 
 
 def _read_columns(
     path: str, *, n_fields: int, keep: tuple[int, ...], names: tuple[str, ...]
 ) -> list[np.ndarray]:
     """The kept fields of every non-blank line as `S` arrays, then the 1-based line number of each."""
-    buffer, size = _read_padded(path)
     pieces: list[list[np.ndarray]] = [[] for _ in range(len(keep) + 1)]
-    start, first_line = 0, 1
-    while start < size:
-        stop = _window_stop(buffer, start, size)
-        columns, n_lines = _tokenize(buffer[start:], stop - start, n_fields, keep, names, path, first_line)
+    first_line = 1
+    for window in _windows(path):
+        size = window.size - (MAX_TOKEN_BYTES + 1)
+        columns, n_lines = _tokenize(window, size, n_fields, keep, names, path, first_line)
         for piece, column in zip(pieces, columns, strict=True):
             piece.append(column)
-        start, first_line = stop, first_line + n_lines
-    del buffer  # before the pieces are joined: the two together would double the peak
+        first_line += n_lines
     if not pieces[0]:
         return [np.zeros(0, dtype="S1")] * len(keep) + [np.zeros(0, dtype=np.int32)]
     return [np.concatenate(piece) for piece in pieces]
