@@ -252,7 +252,7 @@ class ReviewQueue:
 def review_queue(
     *, campaign: Campaign, limit: int = 50, exclude: tuple[str, int] | None = None
 ) -> ReviewQueue:
-    """Disputed tasks, most disputed first, then those failing gold; adjudicated ones last. Six queries.
+    """Disputed tasks, most disputed first, then failed gold; adjudicated ones last. At most six queries.
 
     A task is disputed when its labels differ, or fails gold when a label differs from its gold label.
     """

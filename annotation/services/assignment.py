@@ -95,14 +95,17 @@ def _lease(*, kind: TaskKind, annotator, task) -> Assignment:
     return assignment
 
 
+def task_lock(*, task) -> None:
+    """Serialize everything that spends a task's slots: leasing it and submitting labels for it."""
+    type(task).objects.select_for_update().filter(pk=task.pk).first()
+
+
 def lease_claim(*, annotator, task) -> Assignment:
-    """The annotator's lease on a task, locked, ready to be submitted.
+    """The annotator's lease on a task, ready to be submitted; call with the task locked (`task_lock`).
 
     A late submission (lease expired) is taken when the task still has a slot for it, else refused.
-    Call inside a transaction.
     """
     kind = task_kind(task)
-    type(task).objects.select_for_update().filter(pk=task.pk).first()
     assignment = (
         Assignment.objects.select_for_update()
         .filter(annotator=annotator, **{kind.assignment_field: task})

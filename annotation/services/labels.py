@@ -18,7 +18,7 @@ from annotation.models import (
     SideBySideTask,
     Verdict,
 )
-from annotation.services.assignment import lease_claim, lease_finish
+from annotation.services.assignment import lease_claim, lease_finish, task_lock
 
 SIDES = ("left", "same", "right")
 
@@ -50,7 +50,8 @@ def judgment_submit(
             f"{grade!r} is not on this campaign's scale ({', '.join(map(str, values))})",
             field="grade",
         )
-    judgment = Judgment.objects.select_for_update().filter(task=task, annotator=annotator).first()
+    task_lock(task=task)  # first: a double submit must see the label its twin just wrote
+    judgment = Judgment.objects.filter(task=task, annotator=annotator).first()
     if judgment is not None:
         old = judgment.grade
         if (old, judgment.comment) != (grade, comment):
@@ -107,7 +108,8 @@ def preference_submit(
             )
     elif strength is not None:
         raise TaskError(TaskErrorCode.INVALID_LABEL, "no strength on this choice", field="strength")
-    preference = Preference.objects.select_for_update().filter(task=task, annotator=annotator).first()
+    task_lock(task=task)
+    preference = Preference.objects.filter(task=task, annotator=annotator).first()
     if preference is not None:
         old, old_comment = _revision_value(preference), preference.comment
         preference.verdict = _verdict(side, preference.experimental_on_left)

@@ -35,19 +35,23 @@
   // Grade distribution: one stacked horizontal bar per annotator.
   var chartData = document.getElementById("grade-distribution-data");
   var chart = document.getElementById("grade-distribution");
+  function plain(text) {  // Plotly reads a little HTML in labels: show names as typed
+    return String(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+  }
   if (chartData && chart && window.Plotly) {
     var data = JSON.parse(chartData.textContent);
+    var annotators = data.annotators.map(plain);
     var colors = ["#b42318", "#e8a33d", "#7fb069", "#1e7d3a", "#1f5fbf", "#6b7280"];
     var traces = data.grades.map(function (grade, index) {
       return {
-        type: "bar", orientation: "h", name: grade, y: data.annotators,
+        type: "bar", orientation: "h", name: plain(grade), y: annotators,
         x: data.shares.map(function (shares) { return shares[index]; }),
         marker: { color: colors[index % colors.length] },
-        hovertemplate: "%{y}: %{x:.0%} " + grade.replace(/[<>&]/g, "") + "<extra></extra>"
+        hovertemplate: "%{y}: %{x:.0%} " + plain(grade) + "<extra></extra>"
       };
     });
     Plotly.newPlot(chart, traces, {
-      barmode: "stack", height: 90 + 32 * data.annotators.length,
+      barmode: "stack", height: 90 + 32 * annotators.length,
       margin: { l: 110, r: 20, t: 10, b: 40 }, xaxis: { tickformat: ".0%", range: [0, 1] },
       yaxis: { autorange: "reversed" }, legend: { orientation: "h", y: -0.25, traceorder: "normal" },
       paper_bgcolor: "rgba(0,0,0,0)", plot_bgcolor: "rgba(0,0,0,0)",

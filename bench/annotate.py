@@ -1,0 +1,244 @@
+"""50 simulated annotators against gunicorn (4 workers) on PostgreSQL, over HTTP on loopback.
+
+    .venv/bin/python bench/annotate.py [--annotators 50] [--seconds 30] [--queries 300]
+
+Creates and drops its own database (judgeboard_bench_annotate) on BENCH_PG's server. Each annotator logs in,
+then loops: GET the workbench (leases the next task), POST a label (PRG), until time is up or nothing is
+left. In the same run a few clients poll /healthz, a view that touches no database: the floor for a request
+through the same server, so the ratio says what leasing and submitting cost on top. Afterwards it checks
+that no task holds more labels (plus live leases) than its overlap.
+"""
+
+import argparse
+import os
+import random
+import re
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import requests
+
+ROOT = Path(__file__).resolve().parent.parent
+SERVER = os.environ.get("BENCH_PG", "postgres://postgres@127.0.0.1:5432")
+DATABASE = "judgeboard_bench_annotate"
+PASSWORD = "bench-password-1"
+HEALTH_CLIENTS = 4
+TASK_URL = re.compile(r'action="(/campaigns/\d+/tasks/\d+/)"')
+CSRF = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
+
+
+def psql(sql: str) -> None:
+    subprocess.run(["psql", f"{SERVER}/postgres", "-qAt", "-c", sql], check=True, capture_output=True)
+
+
+def setup_django() -> None:
+    os.environ["DATABASE_URL"] = f"{SERVER}/{DATABASE}"
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    sys.path.insert(0, str(ROOT))
+    import django
+
+    django.setup()
+
+
+def seed(queries: int, annotators: int) -> int:
+    from django.contrib.auth import get_user_model
+    from django.contrib.auth.hashers import make_password
+    from django.contrib.auth.models import Group
+    from django.core.management import call_command
+
+    from annotation.bundle import parse_bundle
+    from annotation.services.campaigns import campaign_import
+
+    call_command("migrate", verbosity=0)
+    rng = random.Random(11)
+    documents = [f"d{i}" for i in range(queries * 8)]
+    bundle = {
+        "name": "bench annotate",
+        "settings": {"overlap": 3, "gsb_overlap": 3, "pool_depth": 5, "gsb_depth": 5},
+        "models": [{"name": "online", "role": "online"}, {"name": "exp", "role": "experimental"}],
+        "queries": [{"id": f"q{q}", "text": f"query number {q}"} for q in range(queries)],
+        "documents": [
+            {"id": d, "title": f"Title {d}", "url": f"https://example.com/{d}", "body": "text"}
+            for d in documents
+        ],
+        "rankings": [
+            {"model": model, "query": f"q{q}", "documents": rng.sample(documents, 5)}
+            for q in range(queries)
+            for model in ("online", "exp")
+        ],
+    }
+    campaign = campaign_import(bundle=parse_bundle(bundle, "bench.json"))
+    group = Group.objects.get(name="annotator")
+    password = make_password(PASSWORD)  # one hash for all: 50 PBKDF2 rounds would dominate the setup
+    users = get_user_model().objects.bulk_create(
+        get_user_model()(username=f"bench{i}", password=password) for i in range(annotators)
+    )
+    group.user_set.add(*users)
+    return campaign.pk
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def start_gunicorn(port: int) -> subprocess.Popen:
+    env = {**os.environ, "DATABASE_URL": f"{SERVER}/{DATABASE}", "DEBUG": "1", "LOG_LEVEL": "ERROR"}
+    command = [str(ROOT / ".venv/bin/gunicorn"), "config.wsgi", "-w", "4", "-b", f"127.0.0.1:{port}"]
+    return subprocess.Popen(command, cwd=ROOT, env=env, start_new_session=True)
+
+
+def wait_ready(base: str) -> None:
+    for _ in range(300):
+        try:
+            requests.get(f"{base}/healthz", timeout=2).raise_for_status()
+            return
+        except requests.RequestException:
+            time.sleep(0.1)
+    raise RuntimeError("gunicorn did not start")
+
+
+def login(base: str, index: int) -> requests.Session:
+    session = requests.Session()
+    page = session.get(f"{base}/login/")
+    token = CSRF.search(page.text)[1]
+    data = {"username": f"bench{index}", "password": PASSWORD, "csrfmiddlewaretoken": token}
+    session.post(f"{base}/login/", data=data, allow_redirects=False).raise_for_status()
+    return session
+
+
+def annotator(
+    base: str, session: requests.Session, index: int, campaign: int, deadline: float, stats: dict, lock
+):
+    rng = random.Random(index)
+    gets, posts, labels = [], [], 0
+    while time.monotonic() < deadline:
+        started = time.perf_counter()
+        page = session.get(f"{base}/campaigns/{campaign}/work/")
+        gets.append(time.perf_counter() - started)
+        task = TASK_URL.search(page.text)
+        if task is None:
+            break  # nothing left for this annotator
+        label = (
+            {"grade": rng.randint(0, 3)}
+            if 'name="grade"' in page.text
+            else {"side": rng.choice(["left", "same", "right"])}
+        )
+        started = time.perf_counter()
+        response = session.post(
+            base + task[1],
+            data={**label, "csrfmiddlewaretoken": CSRF.search(page.text)[1]},
+            allow_redirects=False,
+        )
+        posts.append(time.perf_counter() - started)
+        if response.status_code == 302 and response.headers["Location"].endswith("/work/"):
+            labels += 1
+    with lock:
+        stats["get"] += gets
+        stats["post"] += posts
+        stats["labels"] += labels
+
+
+def health(base: str, deadline: float, stats: dict, lock: threading.Lock):
+    session = requests.Session()
+    times = []
+    while time.monotonic() < deadline:
+        started = time.perf_counter()
+        session.get(f"{base}/healthz").raise_for_status()
+        times.append(time.perf_counter() - started)
+        time.sleep(0.01)
+    with lock:
+        stats["healthz"] += times
+
+
+def percentiles(values: list[float]) -> dict[str, float]:
+    cuts = statistics.quantiles(values, n=100, method="inclusive")
+    return {"p50": cuts[49] * 1000, "p95": cuts[94] * 1000, "p99": cuts[98] * 1000}
+
+
+def over_assigned() -> int:
+    from django.db.models import Count, F
+
+    from annotation.models import RelevanceTask, SideBySideTask
+
+    relevance = RelevanceTask.objects.annotate(n=Count("judgments")).filter(n__gt=F("campaign__overlap"))
+    sbs = SideBySideTask.objects.annotate(n=Count("preferences")).filter(n__gt=F("campaign__gsb_overlap"))
+    return relevance.count() + sbs.count()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--annotators", type=int, default=50)
+    parser.add_argument("--seconds", type=float, default=30)
+    parser.add_argument("--queries", type=int, default=300)
+    args = parser.parse_args()
+
+    psql(f"DROP DATABASE IF EXISTS {DATABASE} WITH (FORCE)")
+    psql(f"CREATE DATABASE {DATABASE}")
+    server = None
+    try:
+        setup_django()
+        campaign = seed(args.queries, args.annotators)
+        from django.db import connections
+
+        from annotation.models import Judgment, Preference, RelevanceTask, SideBySideTask
+
+        tasks = RelevanceTask.objects.count(), SideBySideTask.objects.filter(lists_identical=False).count()
+        connections.close_all()
+        port = free_port()
+        server = start_gunicorn(port)
+        base = f"http://127.0.0.1:{port}"
+        wait_ready(base)
+        sessions = [login(base, i) for i in range(args.annotators)]  # before the clock: PBKDF2 is slow
+        stats, lock = {"get": [], "post": [], "healthz": [], "labels": 0}, threading.Lock()
+        started = time.monotonic()
+        deadline = started + args.seconds
+        threads = [
+            threading.Thread(target=annotator, args=(base, session, i, campaign, deadline, stats, lock))
+            for i, session in enumerate(sessions)
+        ] + [
+            threading.Thread(target=health, args=(base, deadline, stats, lock)) for _ in range(HEALTH_CLIENTS)
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        elapsed = time.monotonic() - started
+        stored = Judgment.objects.count() + Preference.objects.count()
+        print(
+            f"campaign: {tasks[0]} relevance + {tasks[1]} side-by-side tasks, overlap 3; "
+            f"{args.annotators} annotators, gunicorn -w 4, {elapsed:.1f} s"
+        )
+        print(f"labels submitted: {stats['labels']} ({stats['labels'] / elapsed:.1f}/s); stored: {stored}")
+        rows = {
+            "next task (GET)": percentiles(stats["get"]),
+            "submit (POST)": percentiles(stats["post"]),
+            "healthz (GET)": percentiles(stats["healthz"]),
+        }
+        for name, cuts in rows.items():
+            count = len(stats[{"next task (GET)": "get", "submit (POST)": "post"}.get(name, "healthz")])
+            print(f"{name:16} n={count:6}  " + "  ".join(f"{k} {v:7.1f} ms" for k, v in cuts.items()))
+        for name in ("next task (GET)", "submit (POST)"):
+            ratio = {k: rows[name][k] / rows["healthz (GET)"][k] for k in ("p50", "p95", "p99")}
+            print(f"ratio {name} / healthz: " + "  ".join(f"{k} {v:.1f}x" for k, v in ratio.items()))
+        overfull = over_assigned()
+        print(f"over-assigned tasks: {overfull}")
+        connections.close_all()
+        if overfull:
+            sys.exit(1)
+    finally:
+        if server is not None:
+            os.killpg(server.pid, signal.SIGINT)  # gunicorn's quick shutdown
+            server.wait(timeout=30)
+        psql(f"DROP DATABASE IF EXISTS {DATABASE} WITH (FORCE)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,54 @@
+"""Playwright on Debian's Chromium: a `browser_page` per test and a `screenshot_dir` to save into.
+
+Without /usr/bin/chromium the browser tests are skipped with the reason printed, unless REQUIRE_BROWSER=1
+(then they fail): CI machines that are meant to run them must not pass by skipping.
+"""
+
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
+
+# live_server runs Django in a thread next to Playwright's event loop; the ORM must be allowed there.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not Path(CHROMIUM).exists():
+        reason = f"browser tests need Chromium at {CHROMIUM}"
+        if os.environ.get("REQUIRE_BROWSER") == "1":
+            pytest.fail(f"{reason} (REQUIRE_BROWSER=1)")
+        print(f"\nskipped: {reason}")
+        pytest.skip(reason)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        args = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=args)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def browser_page(browser, live_server):
+    """A fresh page (own cookies) whose relative URLs go to the live server."""
+    context = browser.new_context(base_url=live_server.url, viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    yield page
+    context.close()
+
+
+@pytest.fixture
+def screenshot_dir(request) -> Path:
+    """tests/browser/screenshots/<test name>/, emptied at the start of the test."""
+    folder = SCREENSHOTS / re.sub(r"[^\w.-]+", "_", request.node.name)
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    return folder
