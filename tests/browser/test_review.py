@@ -79,6 +79,7 @@ def test_reviewer_settles_a_disagreement_by_keyboard(live_server, transactional_
 
     page.click(f"a[href='{reverse('annotation:review_relevance', args=[task.pk])}']")
     page.wait_for_selector("#adjudication-form")
+    page.wait_for_load_state("load")  # the keyboard handler is attached by a script at the page's end
     assert page.locator("text=<b>spam?</b>").count() == 1  # shown as text, not markup
     page.keyboard.press("2")
     assert page.locator("input[name=label][value='2']").is_checked()
