@@ -8,6 +8,7 @@ urlpatterns = [
     path("password/", auth_views.PasswordChangeView.as_view(), name="password_change"),
     path("password/done/", auth_views.PasswordChangeDoneView.as_view(), name="password_change_done"),
     path("admin/", admin.site.urls),
+    path("api/", include("annotation.api.urls")),
     path("metrics/", include("metrics.urls")),
     path("", include("annotation.urls")),
 ]

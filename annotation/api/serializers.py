@@ -1,0 +1,327 @@
+"""Parsing requests and shaping responses; no rules here (they live in the services)."""
+
+from rest_framework import serializers
+
+from annotation.models import Campaign, LabelRevision, Query, RankingModel, SkipReason, Verdict
+from annotation.services.labels import SIDES
+
+TASK_KINDS = ("relevance", "side_by_side")
+
+
+class StrictIntegerField(serializers.IntegerField):
+    """An integer as JSON writes it: "2", 2.0 and true are wrong types, not 2."""
+
+    default_error_messages = {"invalid": "must be an integer."}
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool) or not isinstance(data, int):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictCharField(serializers.CharField):
+    """A JSON string: 5 is a wrong type, not "5"."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+# --- Requests ---------------------------------------------------------------------------------------------
+
+
+class TokenRequestSerializer(serializers.Serializer):
+    username = serializers.CharField(max_length=150)
+    password = serializers.CharField(max_length=4096, trim_whitespace=False, style={"input_type": "password"})
+
+
+class TokenSerializer(serializers.Serializer):
+    token = serializers.CharField()
+
+
+class RunUploadSerializer(serializers.Serializer):
+    model = serializers.CharField(max_length=100, help_text="The name of one of the campaign's models.")
+    file = serializers.FileField(
+        allow_empty_file=True, help_text="A TREC run: `qid Q0 docid rank score tag` per line, may be gzipped."
+    )
+
+
+class LabelRequestSerializer(serializers.Serializer):
+    """`grade` for a relevance task, `verdict` for a side-by-side task."""
+
+    grade = StrictIntegerField(required=False, help_text="Relevance tasks: a value of the campaign's scale.")
+    verdict = serializers.ChoiceField(
+        choices=SIDES, required=False, help_text="Side-by-side tasks: the better list, or `same`."
+    )
+    strength = StrictIntegerField(
+        required=False,
+        allow_null=True,
+        min_value=1,
+        max_value=2,
+        help_text="5-point campaigns, verdict left or right: 1 slightly, 2 much better.",
+    )
+    comment = StrictCharField(required=False, allow_blank=True, max_length=5000, default="")
+    seconds_spent = serializers.FloatField(required=False, allow_null=True, min_value=0, max_value=86400)
+
+
+class AdjudicationRequestSerializer(serializers.Serializer):
+    grade = StrictIntegerField(required=False, help_text="Relevance tasks: the final grade.")
+    verdict = serializers.ChoiceField(
+        choices=Verdict.values,
+        required=False,
+        help_text="Side-by-side tasks, relative to the experimental model.",
+    )
+    reason = StrictCharField(max_length=5000)
+
+
+# --- Campaigns --------------------------------------------------------------------------------------------
+
+
+class GradeSerializer(serializers.Serializer):
+    value = serializers.IntegerField()
+    label = serializers.CharField()
+    description = serializers.CharField(allow_blank=True)
+
+
+class CampaignSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Campaign
+        fields = ["id", "name", "description", "created_at"]
+
+
+class CampaignDetailSerializer(serializers.ModelSerializer):
+    """What every user may read of a campaign: no model, no setting of the launch rule."""
+
+    scale = GradeSerializer(many=True)
+
+    class Meta:
+        model = Campaign
+        fields = ["id", "name", "description", "guidelines", "scale", "created_at"]
+
+
+class RankingModelSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = RankingModel
+        fields = ["id", "name", "role"]
+
+
+class CampaignReviewSerializer(CampaignDetailSerializer):
+    """Reviewers and managers: also the models and every setting."""
+
+    models = RankingModelSerializer(many=True)
+
+    class Meta:
+        model = Campaign
+        fields = [
+            *CampaignDetailSerializer.Meta.fields,
+            "models",
+            "overlap",
+            "gsb_overlap",
+            "pool_depth",
+            "gsb_depth",
+            "gsb_scale",
+            "auto_same_identical",
+            "cutoffs",
+            "gain",
+            "aggregation",
+            "launch_min_gsb",
+            "launch_alpha",
+            "primary_measure",
+        ]
+
+
+class QuerySerializer(serializers.ModelSerializer):
+    id = serializers.CharField(source="external_id")
+
+    class Meta:
+        model = Query
+        fields = ["id", "text", "description", "segment", "weight"]
+
+
+class RunUploadedSerializer(serializers.Serializer):
+    model = serializers.CharField()
+    rankings = serializers.IntegerField(help_text="Ranking rows written.")
+
+
+class AnnotatorProgressSerializer(serializers.Serializer):
+    username = serializers.CharField()
+    judgments = serializers.IntegerField()
+    preferences = serializers.IntegerField()
+    in_progress = serializers.IntegerField()
+    skipped = serializers.IntegerField()
+    done = serializers.IntegerField()
+
+
+class KindProgressSerializer(serializers.Serializer):
+    name = serializers.ChoiceField(choices=TASK_KINDS)
+    overlap = serializers.IntegerField()
+    automatic_same = serializers.IntegerField()
+    tasks = serializers.IntegerField()
+    complete = serializers.IntegerField()
+    labels_left = serializers.IntegerField()
+
+
+class CampaignProgressSerializer(serializers.Serializer):
+    annotators = AnnotatorProgressSerializer(many=True)
+    kinds = KindProgressSerializer(many=True)
+
+
+# --- The annotator's tasks --------------------------------------------------------------------------------
+
+
+class TaskCampaignSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    guidelines = serializers.CharField(allow_blank=True)
+
+
+class TaskQuerySerializer(serializers.Serializer):
+    text = serializers.CharField(allow_blank=True)
+    description = serializers.CharField(allow_blank=True)
+
+
+class TaskDocumentSerializer(serializers.Serializer):
+    title = serializers.CharField(allow_blank=True)
+    url = serializers.CharField(allow_blank=True, help_text="As imported: show it as a link only if is_link.")
+    is_link = serializers.BooleanField(help_text="The URL is http(s).")
+    body = serializers.CharField(allow_blank=True)
+
+
+class TaskGradeSerializer(GradeSerializer):
+    key = serializers.CharField(help_text="The workbench's keyboard key for this grade.")
+
+
+class CurrentLabelSerializer(serializers.Serializer):
+    grade = serializers.IntegerField(required=False)
+    verdict = serializers.ChoiceField(choices=SIDES, source="side", required=False)
+    strength = serializers.IntegerField(required=False, allow_null=True)
+    comment = serializers.CharField(allow_blank=True)
+
+
+class OwnProgressSerializer(serializers.Serializer):
+    done = serializers.IntegerField()
+    remaining = serializers.IntegerField()
+    skipped = serializers.IntegerField()
+
+
+class TaskSerializer(serializers.Serializer):
+    """What the annotator sees; side by side, the two lists in the order shown, never a model's name or id."""
+
+    id = serializers.IntegerField(
+        source="assignment_id", help_text="The task's id for this annotator (their assignment's id)."
+    )
+    kind = serializers.ChoiceField(choices=TASK_KINDS)
+    status = serializers.CharField()
+    expires_at = serializers.DateTimeField()
+    campaign = TaskCampaignSerializer()
+    query = TaskQuerySerializer()
+    document = TaskDocumentSerializer(required=False, help_text="Relevance tasks.")
+    scale = TaskGradeSerializer(many=True, required=False, help_text="Relevance tasks.")
+    left = TaskDocumentSerializer(many=True, required=False, help_text="Side-by-side tasks.")
+    right = TaskDocumentSerializer(many=True, required=False, help_text="Side-by-side tasks.")
+    five_point = serializers.BooleanField(required=False, help_text="Side-by-side tasks: ask for a strength.")
+    current = CurrentLabelSerializer(allow_null=True, help_text="The annotator's label, once given.")
+    progress = OwnProgressSerializer()
+
+
+class AssignmentSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    kind = serializers.SerializerMethodField()
+    status = serializers.CharField()
+    query = serializers.SerializerMethodField()
+    leased_at = serializers.DateTimeField()
+    expires_at = serializers.DateTimeField()
+    finished_at = serializers.DateTimeField(allow_null=True)
+
+    def get_kind(self, assignment) -> str:
+        return "relevance" if assignment.relevance_task_id else "side_by_side"
+
+    def get_query(self, assignment) -> str:
+        return assignment.task.query.text
+
+
+class LabelSerializer(serializers.Serializer):
+    id = serializers.IntegerField(help_text="The task's id (the assignment's).")
+    kind = serializers.ChoiceField(choices=TASK_KINDS)
+    grade = serializers.IntegerField(required=False)
+    verdict = serializers.ChoiceField(choices=SIDES, required=False)
+    strength = serializers.IntegerField(required=False, allow_null=True)
+    comment = serializers.CharField(allow_blank=True)
+
+
+class SkipRequestSerializer(serializers.Serializer):
+    reason = serializers.ChoiceField(choices=SkipReason.values)
+
+
+# --- Review -----------------------------------------------------------------------------------------------
+
+
+class RevisionSerializer(serializers.ModelSerializer):
+    changed_by = serializers.CharField(source="changed_by.username")
+
+    class Meta:
+        model = LabelRevision
+        fields = ["id", "kind", "changed_by", "created_at", "old_value", "new_value", "note"]
+
+
+class QueueItemSerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=TASK_KINDS)
+    task_id = serializers.IntegerField(source="task_pk")
+    query = serializers.CharField()
+    subject = serializers.CharField(help_text="The document, or the experimental model.")
+    labels = serializers.ListField(child=serializers.CharField())
+    disagreement = serializers.FloatField()
+    failed_gold = serializers.BooleanField()
+    adjudicated = serializers.CharField(allow_null=True)
+
+
+class ReviewDocumentSerializer(serializers.Serializer):
+    id = serializers.CharField(source="external_id")
+    title = serializers.CharField(allow_blank=True)
+    url = serializers.CharField(allow_blank=True)
+    body = serializers.CharField(allow_blank=True)
+
+
+class ReviewLabelSerializer(serializers.Serializer):
+    username = serializers.CharField()
+    value = serializers.CharField()
+    comment = serializers.CharField(allow_blank=True)
+    seconds = serializers.FloatField(allow_null=True)
+    created_at = serializers.DateTimeField()
+    shown_left = serializers.CharField(
+        allow_blank=True, help_text="Side by side: the model shown on the left."
+    )
+
+
+class AdjudicationSerializer(serializers.Serializer):
+    reviewer = serializers.CharField()
+    value = serializers.CharField()
+    reason = serializers.CharField()
+    updated_at = serializers.DateTimeField()
+
+
+class ReviewRevisionSerializer(serializers.Serializer):
+    kind = serializers.CharField()
+    changed_by = serializers.CharField()
+    created_at = serializers.DateTimeField()
+    old_value = serializers.CharField(allow_blank=True)
+    new_value = serializers.CharField()
+    note = serializers.CharField(allow_blank=True)
+
+
+class ReviewTaskSerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=TASK_KINDS)
+    task_id = serializers.IntegerField(source="task_pk")
+    campaign = serializers.IntegerField(source="campaign.pk")
+    query = serializers.CharField()
+    query_description = serializers.CharField(allow_blank=True)
+    gold = serializers.CharField(allow_blank=True)
+    labels = ReviewLabelSerializer(many=True)
+    adjudication = AdjudicationSerializer(allow_null=True)
+    history = ReviewRevisionSerializer(many=True)
+    document = ReviewDocumentSerializer(allow_null=True)
+    online_model = serializers.CharField(allow_blank=True)
+    experimental_model = serializers.CharField(allow_blank=True)
+    online_list = ReviewDocumentSerializer(many=True, allow_null=True)
+    experimental_list = ReviewDocumentSerializer(many=True, allow_null=True)

@@ -1,0 +1,229 @@
+"""API: tokens and campaigns (list, detail, create from a bundle, run uploads, models, queries, progress)."""
+
+import tempfile
+
+from django.conf import settings
+from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiExample, extend_schema
+from rest_framework import generics, serializers, status
+from rest_framework.authtoken.views import ObtainAuthToken
+from rest_framework.parsers import JSONParser, MultiPartParser
+from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.response import Response
+from rest_framework.throttling import ScopedRateThrottle
+from rest_framework.views import APIView
+
+from annotation.api import selectors as api_selectors
+from annotation.api.exceptions import BodyLimitMixin, PayloadTooLarge
+from annotation.api.permissions import IsManager, IsReviewer
+from annotation.api.serializers import (
+    CampaignDetailSerializer,
+    CampaignProgressSerializer,
+    CampaignReviewSerializer,
+    CampaignSerializer,
+    QuerySerializer,
+    RankingModelSerializer,
+    RunUploadedSerializer,
+    RunUploadSerializer,
+    TokenRequestSerializer,
+    TokenSerializer,
+)
+from annotation.bundle import parse_bundle
+from annotation.errors import InputError, InputErrorCode
+from annotation.models import Campaign, Document, RankingModel
+from annotation.roles import can_review
+from annotation.selectors import campaign_progress
+from annotation.services.campaigns import campaign_import, model_rankings_replace
+from metrics.compute.trec import TrecFormatError, read_run_rankings
+
+DOCUMENT_ID_MAX = Document._meta.get_field("external_id").max_length
+
+
+def campaign_or_404(campaign_id: int) -> Campaign:
+    return get_object_or_404(Campaign, pk=campaign_id)
+
+
+@extend_schema(
+    tags=["auth"],
+    request=TokenRequestSerializer,
+    responses={200: TokenSerializer},
+    description="A token for `Authorization: Token <token>`; throttled (settings `LOGIN_THROTTLE_RATE`).",
+)
+class TokenView(BodyLimitMixin, ObtainAuthToken):
+    authentication_classes = []
+    permission_classes = [AllowAny]
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "login"
+
+
+# --- Campaigns --------------------------------------------------------------------------------------------
+
+
+class CampaignFilter(serializers.Serializer):
+    name = serializers.CharField(required=False, default="", help_text="Part of the name.")
+
+
+BUNDLE_EXAMPLE = {
+    "name": "Spring launch",
+    "models": [{"name": "online", "role": "online"}, {"name": "exp-v2", "role": "experimental"}],
+    "queries": [{"id": "q1", "text": "cheap flights"}],
+    "documents": [{"id": "d1", "title": "Flights", "url": "https://example.com/1"}],
+    "rankings": [
+        {"model": "online", "query": "q1", "documents": ["d1"]},
+        {"model": "exp-v2", "query": "q1", "documents": ["d1"]},
+    ],
+}
+
+
+class CampaignListView(BodyLimitMixin, generics.ListAPIView):
+    serializer_class = CampaignSerializer
+    parser_classes = [JSONParser]
+
+    def get_permissions(self):
+        return [IsAuthenticated(), IsManager()] if self.request.method == "POST" else [IsAuthenticated()]
+
+    def get_queryset(self):
+        filters = CampaignFilter(data=self.request.query_params)
+        filters.is_valid(raise_exception=True)
+        return api_selectors.campaign_list(**filters.validated_data)
+
+    @extend_schema(
+        tags=["campaigns"], parameters=[CampaignFilter], responses={200: CampaignSerializer(many=True)}
+    )
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
+    @extend_schema(
+        tags=["campaigns"],
+        request=OpenApiTypes.OBJECT,
+        responses={201: CampaignReviewSerializer},
+        examples=[OpenApiExample("bundle", value=BUNDLE_EXAMPLE, request_only=True)],
+        description="Managers: create a campaign from a bundle (the format `import_campaign` reads, see the "
+        "README), all or nothing. A problem is a 400 naming the field path, e.g. `rankings[3].query`.",
+    )
+    def post(self, request):
+        bundle = parse_bundle(_refuse_nul(request.data), "bundle")
+        campaign = campaign_import(bundle=bundle)
+        return Response(CampaignReviewSerializer(campaign).data, status=status.HTTP_201_CREATED)
+
+
+def _refuse_nul(data, path: str = ""):
+    """NUL characters are refused in every string of a bundle (PostgreSQL cannot store them)."""
+    if isinstance(data, str) and "\x00" in data:
+        raise InputError(
+            InputErrorCode.INVALID_VALUE, "must not contain NUL characters", field=path or "(top level)"
+        )
+    if isinstance(data, dict):
+        for key, value in data.items():
+            _refuse_nul(key, path)
+            _refuse_nul(value, f"{path}.{key}" if path else str(key))
+    elif isinstance(data, list):
+        for index, value in enumerate(data):
+            _refuse_nul(value, f"{path}[{index}]")
+    return data
+
+
+class CampaignDetailView(APIView):
+    @extend_schema(
+        tags=["campaigns"],
+        responses={200: CampaignReviewSerializer},
+        description="Reviewers and managers also get the models and every setting; annotators neither.",
+    )
+    def get(self, request, campaign_id: int):
+        campaign = campaign_or_404(campaign_id)
+        serializer = CampaignReviewSerializer if can_review(request.user) else CampaignDetailSerializer
+        return Response(serializer(campaign).data)
+
+
+class ModelFilter(serializers.Serializer):
+    role = serializers.ChoiceField(choices=RankingModel.Role.values, required=False, default="")
+    name = serializers.CharField(required=False, default="", help_text="Part of the name.")
+
+
+@extend_schema(tags=["campaigns"], parameters=[ModelFilter])
+class ModelListView(generics.ListAPIView):
+    permission_classes = [IsAuthenticated, IsReviewer]
+    serializer_class = RankingModelSerializer
+
+    def get_queryset(self):
+        filters = ModelFilter(data=self.request.query_params)
+        filters.is_valid(raise_exception=True)
+        campaign = campaign_or_404(self.kwargs["campaign_id"])
+        return api_selectors.ranking_model_list(campaign=campaign, **filters.validated_data)
+
+
+class QueryFilter(serializers.Serializer):
+    segment = serializers.CharField(required=False, default="", help_text="Exactly this segment.")
+    text = serializers.CharField(required=False, default="", help_text="Part of the query text.")
+
+
+@extend_schema(tags=["campaigns"], parameters=[QueryFilter])
+class QueryListView(generics.ListAPIView):
+    permission_classes = [IsAuthenticated, IsReviewer]
+    serializer_class = QuerySerializer
+
+    def get_queryset(self):
+        filters = QueryFilter(data=self.request.query_params)
+        filters.is_valid(raise_exception=True)
+        campaign = campaign_or_404(self.kwargs["campaign_id"])
+        return api_selectors.query_list(campaign=campaign, **filters.validated_data)
+
+
+class RunUploadView(BodyLimitMixin, APIView):
+    permission_classes = [IsAuthenticated, IsManager]
+    parser_classes = [MultiPartParser]
+
+    @extend_schema(
+        tags=["campaigns"],
+        request={"multipart/form-data": RunUploadSerializer},
+        responses={200: RunUploadedSerializer},
+        description="Managers: replace a model's rankings with a TREC run and pool again; labels are kept. "
+        "A malformed run is a 400 naming its line.",
+    )
+    def post(self, request, campaign_id: int):
+        campaign = campaign_or_404(campaign_id)
+        upload = RunUploadSerializer(data=request.data)
+        upload.is_valid(raise_exception=True)
+        model = api_selectors.ranking_model_get(campaign=campaign, name=upload.validated_data["model"])
+        if model is None:
+            raise InputError(InputErrorCode.UNKNOWN_MODEL, "no such model in this campaign", field="model")
+        run = _read_run(upload.validated_data["file"])
+        rows = model_rankings_replace(model=model, run=run)
+        return Response(RunUploadedSerializer({"model": model.name, "rankings": rows}).data)
+
+
+def _read_run(upload) -> dict[str, list[str]]:
+    """An uploaded TREC run as rankings; errors name the uploaded file's line."""
+    if upload.size > settings.MAX_UPLOAD_BYTES:
+        raise PayloadTooLarge(f"the run is larger than {settings.MAX_UPLOAD_BYTES} bytes")
+    with tempfile.NamedTemporaryFile(suffix=".trec") as file:
+        for chunk in upload.chunks():
+            file.write(chunk)
+        file.flush()
+        try:
+            rankings = read_run_rankings(file.name)
+        except TrecFormatError as exc:
+            raise InputError(
+                InputErrorCode.MALFORMED, exc.message, source=upload.name, line=exc.line, field="file"
+            ) from None
+        except UnicodeDecodeError:
+            raise InputError(
+                InputErrorCode.MALFORMED, "not UTF-8 text", source=upload.name, field="file"
+            ) from None
+    if not rankings:
+        raise InputError(InputErrorCode.INVALID_VALUE, "the run is empty", source=upload.name, field="file")
+    too_long = next((doc for docs in rankings.values() for doc in docs if len(doc) > DOCUMENT_ID_MAX), None)
+    if too_long is not None:
+        message = f"document id {too_long[:40]!r}... is longer than {DOCUMENT_ID_MAX} characters"
+        raise InputError(InputErrorCode.INVALID_VALUE, message, source=upload.name, field="file")
+    return rankings
+
+
+class ProgressView(APIView):
+    permission_classes = [IsAuthenticated, IsReviewer]
+
+    @extend_schema(tags=["campaigns"], responses={200: CampaignProgressSerializer})
+    def get(self, request, campaign_id: int):
+        progress = campaign_progress(campaign=campaign_or_404(campaign_id))
+        return Response(CampaignProgressSerializer(progress).data)

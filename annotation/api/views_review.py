@@ -1,0 +1,97 @@
+"""API for reviewers and managers: the review queue, one task with every label, adjudication, history."""
+
+from django.http import Http404
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import generics
+from rest_framework.exceptions import ValidationError
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotation.api import selectors as api_selectors
+from annotation.api.exceptions import BodyLimitMixin
+from annotation.api.permissions import IsReviewer
+from annotation.api.serializers import (
+    AdjudicationRequestSerializer,
+    QueueItemSerializer,
+    ReviewTaskSerializer,
+    RevisionSerializer,
+)
+from annotation.api.views import campaign_or_404
+from annotation.models import RelevanceTask
+from annotation.services.adjudication import adjudication_set
+from metrics.selectors_quality import review_queue, review_task
+
+REVIEWER = [IsAuthenticated, IsReviewer]
+# URL spelling -> TaskKind name
+KINDS = {"relevance": "relevance", "side-by-side": "side_by_side"}
+KIND_PARAMETER = OpenApiParameter(
+    "kind", str, OpenApiParameter.PATH, enum=list(KINDS), description="The kind of task."
+)
+QUEUE_LIMIT = 1000
+
+
+def _task(kind: str, task_id: int):
+    task = api_selectors.review_task_get(kind=KINDS[kind], pk=task_id) if kind in KINDS else None
+    if task is None:
+        raise Http404("No such task.")
+    return task
+
+
+@extend_schema(tags=["review"])
+class ReviewQueueView(generics.ListAPIView):
+    """Disputed tasks first (labels differ), then failed gold; adjudicated ones last."""
+
+    permission_classes = REVIEWER
+    serializer_class = QueueItemSerializer
+
+    def get_queryset(self):
+        return review_queue(campaign=campaign_or_404(self.kwargs["campaign_id"]), limit=QUEUE_LIMIT).items
+
+
+class ReviewTaskView(APIView):
+    permission_classes = REVIEWER
+
+    @extend_schema(
+        tags=["review"],
+        parameters=[KIND_PARAMETER],
+        responses={200: ReviewTaskSerializer},
+        description="A task (the task's own id, not an annotator's assignment id) with model names, every "
+        "annotator's label, the adjudication and the label history.",
+    )
+    def get(self, request, kind: str, task_id: int):
+        return Response(ReviewTaskSerializer(review_task(task=_task(kind, task_id))).data)
+
+
+class AdjudicationView(BodyLimitMixin, APIView):
+    permission_classes = REVIEWER
+
+    @extend_schema(
+        tags=["review"],
+        parameters=[KIND_PARAMETER],
+        request=AdjudicationRequestSerializer,
+        responses={200: ReviewTaskSerializer},
+        description='Set the final label: `{"grade": 2, "reason": "..."}`, or `{"verdict": "good", '
+        '"reason": "..."}` (good, same or bad: relative to the experimental model).',
+    )
+    def post(self, request, kind: str, task_id: int):
+        task = _task(kind, task_id)
+        request_data = AdjudicationRequestSerializer(data=request.data)
+        request_data.is_valid(raise_exception=True)
+        data = request_data.validated_data
+        needed = "grade" if isinstance(task, RelevanceTask) else "verdict"
+        if needed not in data:
+            raise ValidationError({needed: "is required for this kind of task."})
+        adjudication_set(reviewer=request.user, task=task, reason=data["reason"], **{needed: data[needed]})
+        return Response(ReviewTaskSerializer(review_task(task=task)).data)
+
+
+@extend_schema(tags=["review"], parameters=[KIND_PARAMETER])
+class HistoryView(generics.ListAPIView):
+    """Every change of the task's labels: who, when, old value → new value; newest first."""
+
+    permission_classes = REVIEWER
+    serializer_class = RevisionSerializer
+
+    def get_queryset(self):
+        return api_selectors.label_history(task=_task(self.kwargs["kind"], self.kwargs["task_id"]))

@@ -1,0 +1,150 @@
+"""API: the annotator's contract. A task's id is the annotator's assignment id: it names one task for one
+annotator, so nobody can address another's work, and it reveals no model."""
+
+from django.http import Http404
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import generics, serializers, status
+from rest_framework.exceptions import ValidationError
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotation.api import selectors as api_selectors
+from annotation.api.exceptions import BodyLimitMixin, ErrorSerializer
+from annotation.api.permissions import IsAnnotator
+from annotation.api.serializers import (
+    TASK_KINDS,
+    AssignmentSerializer,
+    LabelRequestSerializer,
+    LabelSerializer,
+    SkipRequestSerializer,
+    TaskSerializer,
+)
+from annotation.api.views import campaign_or_404
+from annotation.models import Assignment
+from annotation.selectors import task_view
+from annotation.services.assignment import task_next, task_skip
+from annotation.services.labels import judgment_submit, preference_submit
+
+ANNOTATOR = [IsAuthenticated, IsAnnotator]
+
+
+def _own_assignment(request, task_id: int) -> Assignment:
+    assignment = api_selectors.assignment_of(annotator=request.user, pk=task_id)
+    if assignment is None:
+        raise Http404("No such task of yours.")
+    return assignment
+
+
+class NextTaskView(APIView):
+    permission_classes = ANNOTATOR
+
+    @extend_schema(
+        tags=["tasks"],
+        request=None,
+        responses={200: TaskSerializer, 204: OpenApiResponse(description="Nothing left for you.")},
+        description="Your current task in the campaign, else the next one (leased to you for "
+        "TASK_LEASE_MINUTES), else 204. Relevance tasks first, then side by side.",
+    )
+    def post(self, request, campaign_id: int):
+        assignment = task_next(annotator=request.user, campaign=campaign_or_404(campaign_id))
+        if assignment is None:
+            return Response(status=status.HTTP_204_NO_CONTENT)
+        return Response(TaskSerializer(task_view(assignment=assignment)).data)
+
+
+class TaskFilter(serializers.Serializer):
+    campaign = serializers.IntegerField(required=False, min_value=1)
+    status = serializers.ChoiceField(choices=Assignment.Status.values, required=False, default="")
+    kind = serializers.ChoiceField(choices=TASK_KINDS, required=False, default="")
+
+
+@extend_schema(tags=["tasks"], parameters=[TaskFilter])
+class TaskListView(generics.ListAPIView):
+    """Your own tasks, newest first."""
+
+    permission_classes = ANNOTATOR
+    serializer_class = AssignmentSerializer
+
+    def get_queryset(self):
+        filters = TaskFilter(data=self.request.query_params)
+        filters.is_valid(raise_exception=True)
+        data = filters.validated_data
+        return api_selectors.assignment_list(
+            annotator=self.request.user,
+            campaign_id=data.get("campaign"),
+            status=data["status"],
+            kind=data["kind"],
+        )
+
+
+class TaskDetailView(APIView):
+    permission_classes = ANNOTATOR
+
+    @extend_schema(tags=["tasks"], responses={200: TaskSerializer})
+    def get(self, request, task_id: int):
+        return Response(TaskSerializer(task_view(assignment=_own_assignment(request, task_id))).data)
+
+
+class JudgmentView(BodyLimitMixin, APIView):
+    permission_classes = ANNOTATOR
+
+    @extend_schema(
+        tags=["tasks"],
+        request=LabelRequestSerializer,
+        responses={201: LabelSerializer, 200: LabelSerializer, 409: ErrorSerializer},
+        description='Label your task: `{"grade": 2}` (relevance) or `{"verdict": "left"|"same"|"right"}` '
+        "(side by side), with an optional `comment` and `strength`. 201 the first time; 200 when it changes "
+        "your earlier label (its history is kept).",
+    )
+    def post(self, request, task_id: int):
+        label = LabelRequestSerializer(data=request.data)
+        label.is_valid(raise_exception=True)
+        data = label.validated_data
+        assignment = _own_assignment(request, task_id)
+        relevance = assignment.relevance_task_id is not None
+        needed, refused = ("grade", "verdict") if relevance else ("verdict", "grade")
+        if needed not in data:
+            raise ValidationError({needed: "is required for this kind of task."})
+        if refused in data:
+            raise ValidationError({refused: "is not for this kind of task."})
+        common = {
+            "annotator": request.user,
+            "comment": data["comment"],
+            "seconds_spent": data.get("seconds_spent"),
+        }
+        if relevance:
+            judgment, created = judgment_submit(task=assignment.relevance_task, grade=data["grade"], **common)
+            body = {"kind": "relevance", "grade": judgment.grade}
+        else:
+            preference, created = preference_submit(
+                task=assignment.side_by_side_task,
+                side=data["verdict"],
+                strength=data.get("strength"),
+                **common,
+            )
+            body = {"kind": "side_by_side", "verdict": data["verdict"], "strength": preference.strength}
+        body.update(id=assignment.pk, comment=data["comment"])
+        return Response(
+            LabelSerializer(body).data, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK
+        )
+
+
+class SkipView(BodyLimitMixin, APIView):
+    permission_classes = ANNOTATOR
+
+    @extend_schema(
+        tags=["tasks"],
+        request=SkipRequestSerializer,
+        responses={200: AssignmentSerializer, 409: ErrorSerializer},
+        description="Give a task you are working on back, with a reason; you will not get it again.",
+    )
+    def post(self, request, task_id: int):
+        skip = SkipRequestSerializer(data=request.data)
+        skip.is_valid(raise_exception=True)
+        assignment = task_skip(
+            annotator=request.user,
+            assignment=_own_assignment(request, task_id),
+            reason=skip.validated_data["reason"],
+        )
+        return Response(AssignmentSerializer(assignment).data)

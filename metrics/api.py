@@ -1,0 +1,79 @@
+"""API for reviewers and managers: a campaign's labels as JSONL and its aggregated labels as TREC qrels."""
+
+import io
+import json
+
+from django.http import HttpResponse, StreamingHttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.renderers import BaseRenderer, JSONRenderer
+from rest_framework.views import APIView
+
+from annotation.api.permissions import IsReviewer
+from annotation.api.views import campaign_or_404
+from annotation.selectors import campaign_labels_export
+from metrics.compute.trec import write_qrels
+from metrics.selectors import campaign_aggregated_labels
+
+REVIEWER = [IsAuthenticated, IsReviewer]
+
+
+class TextRenderer(BaseRenderer):
+    """Lets a client ask for the export's own media type; errors are still JSON."""
+
+    format = "txt"
+    charset = "utf-8"
+
+    def render(self, data, accepted_media_type=None, renderer_context=None):
+        return json.dumps(data).encode() if isinstance(data, dict) else data
+
+
+class JsonlRenderer(TextRenderer):
+    media_type = "application/x-ndjson"
+    format = "jsonl"
+
+
+class PlainTextRenderer(TextRenderer):
+    media_type = "text/plain"
+
+
+class JudgmentsExportView(APIView):
+    permission_classes = REVIEWER
+    renderer_classes = [JSONRenderer, JsonlRenderer]
+
+    @extend_schema(
+        tags=["results"],
+        responses={
+            (200, "application/x-ndjson"): OpenApiResponse(
+                OpenApiTypes.STR, description="One raw label per line, as `import_judgments` reads them."
+            ),
+        },
+    )
+    def get(self, request, campaign_id: int):
+        rows = campaign_labels_export(campaign=campaign_or_404(campaign_id))
+        lines = (json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+        response = StreamingHttpResponse(lines, content_type="application/x-ndjson; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="campaign-{campaign_id}-judgments.jsonl"'
+        return response
+
+
+class QrelsExportView(APIView):
+    permission_classes = REVIEWER
+    renderer_classes = [JSONRenderer, PlainTextRenderer]
+
+    @extend_schema(
+        tags=["results"],
+        responses={
+            (200, "text/plain"): OpenApiResponse(
+                OpenApiTypes.STR, description="`qid 0 docid grade`: the aggregated (or adjudicated) labels."
+            ),
+        },
+    )
+    def get(self, request, campaign_id: int):
+        labels = campaign_aggregated_labels(campaign=campaign_or_404(campaign_id))
+        out = io.StringIO()
+        write_qrels(out, labels.query_ids, labels.document_ids, labels.grades)
+        response = HttpResponse(out.getvalue(), content_type="text/plain; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="campaign-{campaign_id}.qrels"'
+        return response

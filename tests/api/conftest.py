@@ -1,0 +1,42 @@
+"""API clients per role, logged in with tokens as a script would be."""
+
+import pytest
+from django.core.cache import cache
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+
+@pytest.fixture(autouse=True)
+def _fresh_throttles():
+    cache.clear()  # throttle counts live in the cache; each test starts from none
+    yield
+    cache.clear()
+
+
+@pytest.fixture
+def client_for(make_user):
+    """`client_for("ann", "annotator")`: an APIClient holding that user's token."""
+
+    def make(username: str, *roles: str) -> APIClient:
+        user = make_user(username, *roles)
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+        client.user = user
+        return client
+
+    return make
+
+
+@pytest.fixture
+def annotator(client_for):
+    return client_for("ann", "annotator")
+
+
+@pytest.fixture
+def reviewer(client_for):
+    return client_for("rev", "reviewer")
+
+
+@pytest.fixture
+def manager(client_for):
+    return client_for("boss", "manager")

@@ -1,0 +1,147 @@
+"""Who may use every endpoint and page. ROUTES is the source of truth for README.md's table
+("Endpoints and who may use them"); a test keeps both in sync and another checks every URL is listed."""
+
+import re
+from pathlib import Path
+
+import pytest
+from django.test import Client
+from django.urls import URLPattern, URLResolver, get_resolver
+from rest_framework.authtoken.models import Token
+
+from annotation.services.assignment import task_next
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+ROLES = ("anonymous", "annotator", "reviewer", "manager")
+# Who may use a route: everyone; any signed-in user; the role (superusers hold every role; reviewer
+# includes managers); staff (Django's admin site).
+WHO = {
+    "anyone": set(ROLES),
+    "signed in": {"annotator", "reviewer", "manager"},
+    "annotators": {"annotator"},
+    "reviewers, managers": {"reviewer", "manager"},
+    "managers": {"manager"},
+    "staff": set(),
+}
+
+ROUTES = [
+    # method, path, who, what
+    ("GET", "/api/schema/", "anyone", "OpenAPI 3 schema"),
+    ("GET", "/api/docs/", "anyone", "Swagger UI"),
+    ("GET", "/api/redoc/", "anyone", "ReDoc"),
+    ("POST", "/api/auth/token/", "anyone", "a token for a username and password (throttled)"),
+    ("GET", "/api/campaigns/", "signed in", "campaigns (?name=)"),
+    ("POST", "/api/campaigns/", "managers", "create a campaign from a bundle"),
+    ("GET", "/api/campaigns/{campaign_id}/", "signed in", "a campaign; models and settings for reviewers"),
+    ("GET", "/api/campaigns/{campaign_id}/models/", "reviewers, managers", "models (?role=, ?name=)"),
+    ("GET", "/api/campaigns/{campaign_id}/queries/", "reviewers, managers", "queries (?segment=, ?text=)"),
+    ("POST", "/api/campaigns/{campaign_id}/runs/", "managers", "upload a TREC run for a model"),
+    ("GET", "/api/campaigns/{campaign_id}/progress/", "reviewers, managers", "progress per annotator"),
+    ("POST", "/api/campaigns/{campaign_id}/next-task/", "annotators", "your current or next task"),
+    ("GET", "/api/campaigns/{campaign_id}/review-queue/", "reviewers, managers", "disputed tasks"),
+    ("GET", "/api/campaigns/{campaign_id}/export/judgments/", "reviewers, managers", "raw labels (JSONL)"),
+    ("GET", "/api/campaigns/{campaign_id}/export/qrels/", "reviewers, managers", "aggregated labels (qrels)"),
+    ("GET", "/api/tasks/", "annotators", "your own tasks (?campaign=, ?status=, ?kind=)"),
+    ("GET", "/api/tasks/{task_id}/", "annotators", "one of your tasks"),
+    ("POST", "/api/tasks/{task_id}/judgment/", "annotators", "label your task (201, then 200 on change)"),
+    ("POST", "/api/tasks/{task_id}/skip/", "annotators", "give your task back"),
+    ("GET", "/api/review/{kind}/{task_id}/", "reviewers, managers", "a task with every label"),
+    ("POST", "/api/review/{kind}/{task_id}/adjudication/", "reviewers, managers", "set the final label"),
+    ("GET", "/api/review/{kind}/{task_id}/history/", "reviewers, managers", "label history"),
+    ("GET", "/login/", "anyone", "sign-in page"),
+    ("POST", "/login/", "anyone", "sign in"),
+    ("POST", "/logout/", "anyone", "sign out"),
+    ("GET", "/password/", "signed in", "change your password"),
+    ("POST", "/password/", "signed in", "change your password"),
+    ("GET", "/password/done/", "signed in", "password changed"),
+    ("GET", "/admin/", "staff", "Django admin"),
+    ("GET", "/", "signed in", "your campaigns"),
+    ("GET", "/healthz", "anyone", "health check"),
+    ("GET", "/campaigns/{campaign_id}/work/", "annotators", "workbench: your current or next task"),
+    ("GET", "/campaigns/{campaign_id}/tasks/{assignment_id}/", "annotators", "one of your tasks"),
+    ("POST", "/campaigns/{campaign_id}/tasks/{assignment_id}/", "annotators", "label your task"),
+    ("POST", "/campaigns/{campaign_id}/tasks/{assignment_id}/skip/", "annotators", "skip your task"),
+    ("GET", "/campaigns/{campaign_id}/progress/", "reviewers, managers", "campaign progress"),
+    ("GET", "/campaigns/{campaign_id}/review/", "reviewers, managers", "review queue"),
+    ("GET", "/review/relevance/{task_id}/", "reviewers, managers", "review a relevance task"),
+    ("POST", "/review/relevance/{task_id}/", "reviewers, managers", "adjudicate it"),
+    ("GET", "/review/side-by-side/{task_id}/", "reviewers, managers", "review a side-by-side task"),
+    ("POST", "/review/side-by-side/{task_id}/", "reviewers, managers", "adjudicate it"),
+    ("GET", "/metrics/campaigns/{campaign_id}/quality/", "reviewers, managers", "label quality"),
+]
+
+
+def readme_table() -> str:
+    rows = ["| method | path | who | what |", "| --- | --- | --- | --- |"]
+    rows += [f"| {method} | `{path}` | {who} | {what} |" for method, path, who, what in ROUTES]
+    return "\n".join(rows)
+
+
+def test_readme_lists_every_route_with_who_may_use_it():
+    assert readme_table() in README.read_text(), "update README.md's table from tests/api/test_access.py"
+
+
+def _patterns(resolvers, prefix: str = "") -> list[str]:
+    paths = []
+    for pattern in resolvers:
+        route = prefix + str(pattern.pattern)
+        if isinstance(pattern, URLResolver):
+            if not route.startswith("admin/"):
+                paths += _patterns(pattern.url_patterns, route)
+        elif isinstance(pattern, URLPattern):
+            paths.append("/" + re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", route))
+    return paths
+
+
+def test_every_url_is_in_the_table():
+    listed = {path for _, path, _, _ in ROUTES}
+    missing = [path for path in _patterns(get_resolver().url_patterns) if path not in listed]
+    assert not missing, f"add these to ROUTES and README.md: {missing}"
+
+
+@pytest.fixture
+def world(campaign, make_user):
+    users = {role: make_user(role, role) for role in ROLES[1:]}
+    assignment = task_next(annotator=users["annotator"], campaign=campaign)
+    ids = {"campaign_id": campaign.pk, "assignment_id": assignment.pk, "kind": "relevance"}
+    tasks = {
+        "relevance": assignment.relevance_task.pk,
+        "side-by-side": campaign.side_by_side_tasks.first().pk,
+    }
+    return users, ids, tasks
+
+
+def _client(role: str, users: dict, api: bool) -> Client:
+    client = Client()
+    if role != "anonymous":
+        if api:
+            token = Token.objects.create(user=users[role])
+            client.defaults["HTTP_AUTHORIZATION"] = f"Token {token.key}"
+        else:
+            client.force_login(users[role])
+    return client
+
+
+@pytest.mark.parametrize("role", ROLES)
+@pytest.mark.parametrize(("method", "path", "who"), [route[:3] for route in ROUTES])
+def test_who_may_use_it(world, role, method, path, who):
+    users, ids, tasks = world
+    api = path.startswith("/api/")
+    # An annotator's task id is their assignment's id; a reviewer's is the task's own.
+    task_id = tasks["side-by-side" if "side-by-side" in path else "relevance"]
+    if path.startswith("/api/tasks/"):
+        task_id = ids["assignment_id"]
+    url = path.format(task_id=task_id, **ids)
+    client = _client(role, users, api)
+    response = client.post(url, {}) if method == "POST" else client.get(url)
+    login_redirect = response.status_code == 302 and "login/?next=" in response.get("Location", "")
+    denied = response.status_code in (401, 403) or login_redirect
+    if role in WHO[who]:
+        assert not denied and response.status_code != 404, (role, url, response.status_code)
+        assert response.status_code < 500
+        return
+    assert denied, (role, url, response.status_code)
+    if api:
+        assert response.status_code == (401 if role == "anonymous" else 403)
+    elif role == "anonymous":
+        assert login_redirect
