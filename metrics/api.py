@@ -1,4 +1,5 @@
-"""API for reviewers and managers: a campaign's labels as JSONL and its aggregated labels as TREC qrels."""
+"""API for reviewers and managers: the launch report (metrics, GSB, decision), the raw labels as JSONL and
+the aggregated labels as TREC qrels."""
 
 import io
 import json
@@ -6,15 +7,19 @@ import json
 from django.http import HttpResponse, StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import serializers
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.views import APIView
 
 from annotation.api.permissions import IsReviewer
 from annotation.api.views import campaign_or_404
+from annotation.errors import InputError, InputErrorCode
 from annotation.selectors import campaign_labels_export
 from metrics.compute.trec import write_qrels
+from metrics.reports.text import report_json
 from metrics.selectors import campaign_aggregated_labels
+from metrics.selectors_launch import launch_report_build
 
 REVIEWER = [IsAuthenticated, IsReviewer]
 
@@ -77,3 +82,32 @@ class QrelsExportView(APIView):
         response = HttpResponse(out.getvalue(), content_type="text/plain; charset=utf-8")
         response["Content-Disposition"] = f'attachment; filename="campaign-{campaign_id}.qrels"'
         return response
+
+
+class ReportFilter(serializers.Serializer):
+    model = serializers.CharField(
+        required=False, max_length=100, help_text="The experimental model (default: the first)."
+    )
+
+
+class LaunchReportView(APIView):
+    permission_classes = REVIEWER
+
+    @extend_schema(
+        tags=["results"],
+        parameters=[ReportFilter],
+        responses={
+            200: OpenApiResponse(OpenApiTypes.OBJECT, description="The launch report, as the JSON download.")
+        },
+        description="Every model's measures with intervals, each experimental model against the online one "
+        "(deltas, GSB, significance), the launch decision and its reasons, label agreement.",
+    )
+    def get(self, request, campaign_id: int):
+        query = ReportFilter(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        campaign = campaign_or_404(campaign_id)
+        try:
+            report = launch_report_build(campaign=campaign, model=query.validated_data.get("model"))
+        except ValueError as exc:
+            raise InputError(InputErrorCode.UNKNOWN_MODEL, str(exc), field="model") from None
+        return HttpResponse(report_json(report), content_type="application/json")

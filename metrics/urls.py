@@ -1,9 +1,17 @@
 from django.urls import path
 
-from metrics.views import quality
+from metrics.views import launch, quality
 
 app_name = "metrics"
 
 urlpatterns = [
     path("campaigns/<int:campaign_id>/quality/", quality.quality, name="campaign_quality"),
+    path("campaigns/<int:campaign_id>/", launch.overview, name="campaign_overview"),
+    path("campaigns/<int:campaign_id>/compare/<str:model>/", launch.comparison, name="comparison"),
+    path(
+        "campaigns/<int:campaign_id>/compare/<str:model>/report.<str:format>",
+        launch.report_download,
+        name="launch_report",
+    ),
+    path("campaigns/<int:campaign_id>/queries/<int:query_id>/", launch.query_detail, name="query_drilldown"),
 ]

@@ -36,6 +36,7 @@ urlpatterns = [
         metrics_api.QrelsExportView.as_view(),
         name="export_qrels",
     ),
+    path("campaigns/<int:campaign_id>/report/", metrics_api.LaunchReportView.as_view(), name="report"),
     path("tasks/", views_tasks.TaskListView.as_view(), name="tasks"),
     path("tasks/<int:task_id>/", views_tasks.TaskDetailView.as_view(), name="task"),
     path("tasks/<int:task_id>/judgment/", views_tasks.JudgmentView.as_view(), name="judgment"),

@@ -7,6 +7,11 @@ from rest_framework.test import APIClient
 
 
 @pytest.fixture(autouse=True)
+def _fast_passwords(settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # tests only
+
+
+@pytest.fixture(autouse=True)
 def _fresh_throttles():
     cache.clear()  # throttle counts live in the cache; each test starts from none
     yield

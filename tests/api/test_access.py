@@ -3,6 +3,7 @@
 
 import re
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 from django.test import Client
@@ -41,6 +42,12 @@ ROUTES = [
     ("GET", "/api/campaigns/{campaign_id}/review-queue/", "reviewers, managers", "disputed tasks"),
     ("GET", "/api/campaigns/{campaign_id}/export/judgments/", "reviewers, managers", "raw labels (JSONL)"),
     ("GET", "/api/campaigns/{campaign_id}/export/qrels/", "reviewers, managers", "aggregated labels (qrels)"),
+    (
+        "GET",
+        "/api/campaigns/{campaign_id}/report/",
+        "reviewers, managers",
+        "launch report: metrics, GSB, decision",
+    ),
     ("GET", "/api/tasks/", "annotators", "your own tasks (?campaign=, ?status=, ?kind=)"),
     ("GET", "/api/tasks/{task_id}/", "annotators", "one of your tasks"),
     ("POST", "/api/tasks/{task_id}/judgment/", "annotators", "label your task (201, then 200 on change)"),
@@ -68,6 +75,25 @@ ROUTES = [
     ("GET", "/review/side-by-side/{task_id}/", "reviewers, managers", "review a side-by-side task"),
     ("POST", "/review/side-by-side/{task_id}/", "reviewers, managers", "adjudicate it"),
     ("GET", "/metrics/campaigns/{campaign_id}/quality/", "reviewers, managers", "label quality"),
+    (
+        "GET",
+        "/metrics/campaigns/{campaign_id}/",
+        "reviewers, managers",
+        "campaign overview: models, measures",
+    ),
+    ("GET", "/metrics/campaigns/{campaign_id}/compare/{model}/", "reviewers, managers", "launch comparison"),
+    (
+        "GET",
+        "/metrics/campaigns/{campaign_id}/compare/{model}/report.{format}",
+        "reviewers, managers",
+        "launch report download (json, html, csv, md)",
+    ),
+    (
+        "GET",
+        "/metrics/campaigns/{campaign_id}/queries/{query_id}/",
+        "reviewers, managers",
+        "query drill-down",
+    ),
 ]
 
 
@@ -103,12 +129,28 @@ def test_every_url_is_in_the_table():
 def world(campaign, make_user):
     users = {role: make_user(role, role) for role in ROLES[1:]}
     assignment = task_next(annotator=users["annotator"], campaign=campaign)
-    ids = {"campaign_id": campaign.pk, "assignment_id": assignment.pk, "kind": "relevance"}
+    ids = {
+        "campaign_id": campaign.pk,
+        "assignment_id": assignment.pk,
+        "kind": "relevance",
+        "model": "exp",
+        "format": "json",
+        "query_id": campaign.queries.first().pk,
+    }
     tasks = {
         "relevance": assignment.relevance_task.pk,
         "side-by-side": campaign.side_by_side_tasks.first().pk,
     }
     return users, ids, tasks
+
+
+def route_url(path: str, ids: dict, tasks: dict) -> str:
+    """A route with real ids: an annotator's task id is their assignment's id, a reviewer's the task's own."""
+    kind = {"/review/relevance/": "relevance", "side-by-side": "side-by-side"}
+    task_id = tasks[next((value for key, value in kind.items() if key in path), ids["kind"])]
+    if path.startswith("/api/tasks/"):
+        task_id = ids["assignment_id"]
+    return path.format(task_id=task_id, **{key: quote(str(value), safe="") for key, value in ids.items()})
 
 
 def _client(role: str, users: dict, api: bool) -> Client:
@@ -127,11 +169,7 @@ def _client(role: str, users: dict, api: bool) -> Client:
 def test_who_may_use_it(world, role, method, path, who):
     users, ids, tasks = world
     api = path.startswith("/api/")
-    # An annotator's task id is their assignment's id; a reviewer's is the task's own.
-    task_id = tasks["side-by-side" if "side-by-side" in path else "relevance"]
-    if path.startswith("/api/tasks/"):
-        task_id = ids["assignment_id"]
-    url = path.format(task_id=task_id, **ids)
+    url = route_url(path, ids, tasks)
     client = _client(role, users, api)
     response = client.post(url, {}) if method == "POST" else client.get(url)
     login_redirect = response.status_code == 302 and "login/?next=" in response.get("Location", "")

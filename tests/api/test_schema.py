@@ -3,6 +3,8 @@ operation) as a superuser, with real ids in the paths; no 500, and every respons
 
 import pytest
 import schemathesis
+from django.core.signals import request_finished, request_started
+from django.db import close_old_connections
 from hypothesis import HealthCheck, settings
 from rest_framework.authtoken.models import Token
 from schemathesis.checks import not_a_server_error
@@ -20,7 +22,17 @@ CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance,
 
 
 @pytest.fixture
-def api_world(campaign, django_user_model):
+def _keep_connection():
+    """As Django's test client does: the test's transaction must outlive each request."""
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    yield
+    request_started.connect(close_old_connections)
+    request_finished.connect(close_old_connections)
+
+
+@pytest.fixture
+def api_world(_keep_connection, campaign, django_user_model):
     root = django_user_model.objects.create_superuser("root", password="pw-not-used-1")
     assignment = task_next(annotator=root, campaign=campaign)
     ids = {
@@ -38,7 +50,7 @@ def test_the_schema_is_served_and_valid(client):
 
 
 @schema.parametrize()
-@settings(max_examples=12, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 def test_the_api_honours_its_schema(case, api_world):
     headers, ids = api_world
     params = case.path_parameters or {}

@@ -10,9 +10,10 @@ from annotation.bundle import parse_bundle
 from annotation.services.assignment import task_next
 from annotation.services.campaigns import campaign_import
 from annotation.services.labels import judgment_submit, preference_submit
-from tests.api.test_access import ROUTES
+from tests.api.test_access import ROUTES, route_url
 
 PAYLOAD = '<script>alert("xss")</script><img src=x onerror=alert(1)>"\'>'
+MODEL = "ex<img src=x onerror=alert(1)>\"'<b>"  # a model name is a URL segment: no slash
 EVIL_URL = "javascript:alert(document.cookie)"
 JAVASCRIPT_HREF = re.compile(r"""(href|src|action)\s*=\s*["']?\s*(javascript|data|vbscript):""", re.I)
 
@@ -29,7 +30,7 @@ def hostile_bundle() -> dict:
         "settings": {"overlap": 1, "gsb_overlap": 1, "pool_depth": 2, "gsb_depth": 2},
         "models": [
             {"name": f"on{PAYLOAD}", "role": "online"},
-            {"name": f"ex{PAYLOAD}", "role": "experimental"},
+            {"name": MODEL, "role": "experimental"},
         ],
         "queries": [
             {"id": f"q{PAYLOAD}", "text": PAYLOAD, "description": PAYLOAD, "segment": PAYLOAD},
@@ -41,7 +42,7 @@ def hostile_bundle() -> dict:
         ],
         "rankings": [
             {"model": f"on{PAYLOAD}", "query": f"q{PAYLOAD}", "documents": [f"d1{PAYLOAD}", f"d2{PAYLOAD}"]},
-            {"model": f"ex{PAYLOAD}", "query": f"q{PAYLOAD}", "documents": ["d3", f"d1{PAYLOAD}"]},
+            {"model": MODEL, "query": f"q{PAYLOAD}", "documents": ["d3", f"d1{PAYLOAD}"]},
         ],
     }
 
@@ -81,11 +82,16 @@ def test_no_page_shows_a_hostile_bundle_unescaped(hostile):
     for method, path, _, _ in ROUTES:
         if method != "GET" or path.startswith(("/api/", "/admin/")):
             continue
-        kinds = ["side-by-side"] if "side-by-side" in path else ["relevance", "side-by-side"]
-        for kind in kinds:
-            url = path.format(
-                campaign_id=campaign.pk, assignment_id=assignments[kind].pk, task_id=tasks[kind], kind=kind
-            )
+        for kind in ["relevance", "side-by-side"] if "{assignment_id}" in path else ["relevance"]:
+            ids = {
+                "campaign_id": campaign.pk,
+                "assignment_id": assignments[kind].pk,
+                "kind": kind,
+                "model": MODEL,
+                "format": "html",
+                "query_id": campaign.queries.first().pk,
+            }
+            url = route_url(path, ids, tasks)
             response = client.get(url, follow=True)
             assert response.status_code == 200, url
             content = response.content.decode()

@@ -1,0 +1,253 @@
+"""Time the full JSON launch report of a large campaign against a bare fetch of its judgment rows.
+
+    .venv/bin/python bench/report.py [--queries 10000] [--repeat 3] [--profile]
+
+Builds, in its own database (judgeboard_bench_report on BENCH_PG's server, created and dropped here), a
+campaign of 10,000 queries, 2 models ranking the same 20 pooled documents per query in different orders,
+3 annotators grading every pooled pair (600,000 judgments) and judging every side-by-side task (30,000
+verdicts), written with COPY. Then, in the same process and alternating, it times:
+
+- the bare fetch: one SQL query returning the campaign's judgment rows (task, annotator, grade), fetchall;
+- the report: `launch_report_build` + rendering it as JSON, what `manage.py launch_report --format json` does.
+
+Target: report ≤ 2 × bare fetch (medians of --repeat runs).
+"""
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+SERVER = os.environ.get("BENCH_PG", "postgres://postgres@127.0.0.1:5432")
+DATABASE = "judgeboard_bench_report"
+POOL = 20
+ANNOTATORS = 3
+GSB_DEPTH = 5
+
+
+def psql(sql: str, database: str = "postgres") -> str:
+    return subprocess.run(
+        ["psql", f"{SERVER}/{database}", "-qAt", "-v", "ON_ERROR_STOP=1", "-c", sql],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+
+
+def copy_rows(cursor, table: str, columns: list[str], rows) -> None:
+    with cursor.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
+        for row in rows:
+            copy.write_row(row)
+
+
+def build_campaign(n_queries: int):
+    """A campaign with latent true grades; the experimental model ranks closer to the truth than online."""
+    from django.contrib.auth import get_user_model
+    from django.db import connection, transaction
+
+    from annotation.models import Campaign, RankingModel
+
+    rng = np.random.default_rng(5)
+    now = datetime.now(UTC)
+    with transaction.atomic():
+        campaign = Campaign.objects.create(
+            name="bench report",
+            overlap=ANNOTATORS,
+            gsb_overlap=ANNOTATORS,
+            pool_depth=POOL,
+            gsb_depth=GSB_DEPTH,
+        )
+        online = RankingModel.objects.create(campaign=campaign, name="online", role="online")
+        experimental = RankingModel.objects.create(campaign=campaign, name="exp", role="experimental")
+        User = get_user_model()
+        annotators = [User.objects.create(username=f"bench{a}").pk for a in range(ANNOTATORS)]
+
+        n_pairs = n_queries * POOL
+        query = np.repeat(np.arange(n_queries), POOL)
+        truth = rng.choice(4, size=n_pairs, p=[0.45, 0.3, 0.15, 0.1]).reshape(n_queries, POOL)
+        orders = {
+            online.pk: np.argsort(-(truth + rng.normal(0, 1.2, truth.shape)), axis=1),
+            experimental.pk: np.argsort(-(truth + rng.normal(0, 1.0, truth.shape)), axis=1),
+        }
+        raw = connection.connection.cursor()
+        segments = np.array(["head", "torso", "tail"])[rng.integers(0, 3, n_queries)]
+        copy_rows(
+            raw,
+            "annotation_query",
+            ["id", "campaign_id", "external_id", "text", "description", "segment", "weight"],
+            ((q + 1, campaign.pk, f"q{q}", f"query {q}", "", segments[q], 1.0) for q in range(n_queries)),
+        )
+        copy_rows(
+            raw,
+            "annotation_document",
+            ["id", "campaign_id", "external_id", "title", "url", "body"],
+            ((d + 1, campaign.pk, f"d{d}", f"Document {d}", "", "") for d in range(n_pairs)),
+        )
+        ranking_rows = []
+        for order in orders.values():
+            document = (order + np.arange(n_queries)[:, None] * POOL + 1).ravel()
+            rank = np.tile(np.arange(1, POOL + 1), n_queries)
+            ranking_rows.append(zip(query + 1, document, rank, strict=True))
+        copy_rows(
+            raw,
+            "annotation_ranking",
+            ["model_id", "query_id", "document_id", "rank"],
+            (
+                (model_pk, int(q), int(d), int(r))
+                for model_pk, rows in zip(orders, ranking_rows, strict=True)
+                for q, d, r in rows
+            ),
+        )
+        copy_rows(
+            raw,
+            "annotation_relevancetask",
+            ["id", "campaign_id", "query_id", "document_id"],
+            ((t + 1, campaign.pk, int(query[t]) + 1, t + 1) for t in range(n_pairs)),
+        )
+        flat_truth = truth.ravel()
+        grade = np.where(
+            rng.random((ANNOTATORS, n_pairs)) < 0.7,
+            flat_truth,
+            np.clip(flat_truth + rng.choice([-1, 1], size=(ANNOTATORS, n_pairs)), 0, 3),
+        )
+        copy_rows(
+            raw,
+            "annotation_judgment",
+            ["task_id", "annotator_id", "grade", "comment", "created_at", "updated_at"],
+            (
+                (t + 1, annotators[a], int(grade[a, t]), "", now, now)
+                for a in range(ANNOTATORS)
+                for t in range(n_pairs)
+            ),
+        )
+        discount = 1 / np.log2(np.arange(2, GSB_DEPTH + 2))
+        top = {pk: np.take_along_axis(truth, order[:, :GSB_DEPTH], axis=1) for pk, order in orders.items()}
+        gap = ((2.0 ** top[experimental.pk] - 1) @ discount) - ((2.0 ** top[online.pk] - 1) @ discount)
+        identical = (orders[online.pk][:, :GSB_DEPTH] == orders[experimental.pk][:, :GSB_DEPTH]).all(axis=1)
+        copy_rows(
+            raw,
+            "annotation_sidebysidetask",
+            ["id", "campaign_id", "query_id", "experimental_model_id", "lists_identical", "gold_verdict"],
+            ((q + 1, campaign.pk, q + 1, experimental.pk, bool(identical[q]), "") for q in range(n_queries)),
+        )
+        noisy_gap = gap[None, :] + rng.normal(0, 1.5, (ANNOTATORS, n_queries))
+        verdict = np.where(noisy_gap > 0.5, "good", np.where(noisy_gap < -0.5, "bad", "same"))
+        copy_rows(
+            raw,
+            "annotation_preference",
+            [
+                "task_id",
+                "annotator_id",
+                "experimental_on_left",
+                "verdict",
+                "comment",
+                "created_at",
+                "updated_at",
+            ],
+            (
+                (q + 1, annotators[a], bool(rng.random() < 0.5), verdict[a, q], "", now, now)
+                for a in range(ANNOTATORS)
+                for q in range(n_queries)
+            ),
+        )
+        raw.close()
+    with connection.cursor() as cursor:
+        for table in ("query", "document", "relevancetask", "sidebysidetask"):
+            cursor.execute(
+                f"SELECT setval(pg_get_serial_sequence('annotation_{table}', 'id'), "
+                f"(SELECT max(id) FROM annotation_{table}))"
+            )
+        cursor.execute("ANALYZE")
+    return campaign
+
+
+def bare_fetch(campaign_pk: int) -> int:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT j.task_id, j.annotator_id, j.grade FROM annotation_judgment j "
+            "JOIN annotation_relevancetask t ON t.id = j.task_id WHERE t.campaign_id = %s",
+            [campaign_pk],
+        )
+        return len(cursor.fetchall())
+
+
+def full_report(campaign, agreement: bool = True) -> int:
+    from metrics.reports import report_render
+    from metrics.selectors_launch import launch_report_build
+
+    return len(report_render(launch_report_build(campaign=campaign, agreement=agreement), "json"))
+
+
+def evaluation_fetch(campaign) -> int:
+    from metrics.selectors import campaign_evaluation_data
+
+    return campaign_evaluation_data(campaign=campaign).relevance.judgment_task.size
+
+
+def timed(function, *args) -> tuple[float, object]:
+    start = time.perf_counter()
+    result = function(*args)
+    return time.perf_counter() - start, result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--queries", type=int, default=10_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--profile", action="store_true", help="print the report's cProfile top 25 once")
+    args = parser.parse_args()
+    os.environ.update({"DATABASE_URL": f"{SERVER}/{DATABASE}", "DEBUG": "1"})
+    psql(f"DROP DATABASE IF EXISTS {DATABASE} WITH (FORCE)")
+    psql(f"CREATE DATABASE {DATABASE}")
+    try:
+        subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, check=True)
+        sys.path.insert(0, str(ROOT))
+        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+        import django
+
+        django.setup()
+        build_seconds, campaign = timed(build_campaign, args.queries)
+        print(f"built in {build_seconds:.1f} s: {args.queries:,} queries")
+        if args.profile:
+            import cProfile
+            import pstats
+
+            profiler = cProfile.Profile()
+            profiler.runcall(full_report, campaign)
+            pstats.Stats(profiler).sort_stats("cumulative").print_stats(25)
+        fetch_times, data_times, core_times, report_times = [], [], [], []
+        for _ in range(args.repeat):
+            seconds, n_rows = timed(bare_fetch, campaign.pk)
+            fetch_times.append(seconds)
+            data_times.append(timed(evaluation_fetch, campaign)[0])
+            core_times.append(timed(full_report, campaign, False)[0])
+            seconds, n_bytes = timed(full_report, campaign)
+            report_times.append(seconds)
+        from django.db import connection
+
+        connection.close()
+    finally:
+        psql(f"DROP DATABASE IF EXISTS {DATABASE} WITH (FORCE)")
+    fetch, report = statistics.median(fetch_times), statistics.median(report_times)
+    data, core = statistics.median(data_times), statistics.median(core_times)
+    print(f"judgment rows: {n_rows:,}; JSON report: {n_bytes / 1e6:.1f} MB; medians of {args.repeat}")
+    print(f"bare fetch of the judgment rows: {fetch:.2f} s")
+    print(f"campaign_evaluation_data (every input of the report): {data:.2f} s ({data / fetch:.2f}x)")
+    print(f"JSON report without the agreement section: {core:.2f} s ({core / fetch:.2f}x)")
+    print(f"full JSON launch report: {report:.2f} s")
+    print(f"ratio (report / bare fetch): {report / fetch:.2f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,31 @@
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from annotation.errors import InputError
+from annotation.selectors import campaign_get
+from metrics.reports import REPORT_FORMATS, report_render
+from metrics.selectors_launch import launch_report_build
+
+
+class Command(BaseCommand):
+    help = "A campaign's launch report: measures, comparisons, GSB and the decision (see docs/launch.md)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("campaign", help="campaign id or exact name")
+        parser.add_argument("--model", help="the experimental model to decide on (default: the first)")
+        parser.add_argument("--format", choices=REPORT_FORMATS, default="json")
+        parser.add_argument("-o", "--output", metavar="FILE", help="write here instead of standard output")
+
+    def handle(self, *args, **options):
+        try:
+            campaign = campaign_get(identifier=options["campaign"])
+            report = launch_report_build(campaign=campaign, model=options["model"])
+        except (InputError, ValueError) as exc:
+            raise CommandError(str(exc)) from None
+        text = report_render(report, options["format"])
+        if options["output"]:
+            Path(options["output"]).write_text(text, encoding="utf-8")
+            self.stderr.write(f"wrote {options['output']}")
+        else:
+            self.stdout.write(text, ending="" if text.endswith("\n") else "\n")

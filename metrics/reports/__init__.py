@@ -1,0 +1,26 @@
+"""A launch report rendered as JSON, a self-contained HTML page, CSV (per query) or Markdown."""
+
+from metrics.reports.html import report_html
+from metrics.reports.text import report_csv, report_json, report_markdown
+from metrics.selectors_launch import LaunchReport
+
+RENDERERS = {"json": report_json, "html": report_html, "csv": report_csv, "md": report_markdown}
+CONTENT_TYPES = {
+    "json": "application/json",
+    "html": "text/html",
+    "csv": "text/csv",
+    "md": "text/markdown",
+}
+REPORT_FORMATS = tuple(RENDERERS)
+
+
+def report_render(report: LaunchReport, format: str) -> str:
+    """The report in `format` (one of REPORT_FORMATS); ValueError for another."""
+    if format not in RENDERERS:
+        raise ValueError(f"format must be one of {', '.join(REPORT_FORMATS)}, got {format!r}")
+    return RENDERERS[format](report)
+
+
+def report_filename(report: LaunchReport, format: str) -> str:
+    model = f"-{report.model}" if report.model else ""
+    return f"launch-report-campaign-{report.campaign.pk}{model}.{format}"

@@ -1,0 +1,148 @@
+"""The launch report as plain JSON-ready data (NaN becomes None): the JSON format, and what the other formats
+and the pages read."""
+
+import math
+
+from metrics.compute.decision import Decision
+from metrics.compute.gsb import GSBSummary
+from metrics.compute.significance import PairedComparison
+from metrics.selectors_launch import Comparison, LaunchReport
+from metrics.selectors_quality import AgreementFigure, CampaignQuality
+
+
+def number(value) -> float | None:
+    value = float(value)
+    return None if math.isnan(value) else value
+
+
+def interval(low, high) -> list[float | None]:
+    return [number(low), number(high)]
+
+
+def delta_data(comparison: PairedComparison) -> dict:
+    return {
+        "mean": comparison.mean_delta,
+        "ci95": interval(comparison.ci_low, comparison.ci_high),
+        "p_value": comparison.p_value,
+        "online": comparison.mean_baseline,
+        "experimental": comparison.mean_candidate,
+        "wins": comparison.wins,
+        "ties": comparison.ties,
+        "losses": comparison.losses,
+        "queries": comparison.n,
+    }
+
+
+def gsb_data(gsb: GSBSummary) -> dict:
+    return {
+        "good": gsb.good,
+        "same": gsb.same,
+        "bad": gsb.bad,
+        "score": number(gsb.score),
+        "ci95": interval(gsb.ci_low, gsb.ci_high),
+        "p_value": number(gsb.p_value),
+        "judgments": gsb.n_judgments,
+        "queries": gsb.n_queries,
+        "changed_queries": gsb.changed_queries,
+        "changed_share": number(gsb.changed_share),
+        "changed_score": number(gsb.changed_score),
+        "identical_queries": gsb.identical_queries,
+        "majority_score": number(gsb.majority_score),
+        "weighted_score": None if gsb.weighted_score is None else number(gsb.weighted_score),
+    }
+
+
+def decision_data(decision: Decision | None) -> dict:
+    if decision is None:
+        return {"decision": "inconclusive", "reasons": ["There is no experimental model to compare."]}
+    data = {"decision": decision.outcome.value, "reasons": list(decision.reasons)}
+    if decision.more_queries is not None:
+        data["more_queries"] = decision.more_queries
+    return data
+
+
+def comparison_data(comparison: Comparison) -> dict:
+    return {
+        **decision_data(comparison.decision),
+        "deltas": {name: delta_data(delta) for name, delta in comparison.deltas.items()},
+        "gsb": {
+            **gsb_data(comparison.gsb),
+            "segments": {name: gsb_data(gsb) for name, gsb in comparison.gsb_segments.items()},
+        },
+        "losing_queries": [
+            {
+                "query": query.external_id,
+                "text": query.text,
+                "online": query.online,
+                "experimental": query.experimental,
+                "delta": query.delta,
+            }
+            for query in comparison.losing_queries
+        ],
+    }
+
+
+def _figure(figure: AgreementFigure) -> dict:
+    return {"value": figure.value, "ci95": [figure.ci_low, figure.ci_high], "tasks": figure.n_tasks}
+
+
+def agreement_data(quality: CampaignQuality | None) -> dict:
+    if quality is None:
+        return {}
+    return {
+        "relevance": {figure.name: _figure(figure) for figure in quality.grade_agreement},
+        "side_by_side": {figure.name: _figure(figure) for figure in quality.verdict_agreement},
+    }
+
+
+def report_data(report: LaunchReport) -> dict:
+    query_ids = report.query_ids.tolist()
+    decision = decision_data(report.decision)
+    return {
+        "campaign": {
+            "id": report.campaign.pk,
+            "name": report.campaign.name,
+            "model": report.model,
+            "coverage": vars(report.coverage),
+        },
+        "decision": decision["decision"],
+        "reasons": decision["reasons"],
+        "models": {
+            scores.name: {
+                "role": scores.role,
+                "metrics": {
+                    name: {
+                        "mean": number(scores.means[name]),
+                        "ci95": interval(*scores.intervals[name]),
+                        "per_query": dict(zip(query_ids, values.tolist(), strict=True)),
+                    }
+                    for name, values in scores.per_query.items()
+                },
+            }
+            for scores in report.models
+        },
+        "comparisons": {name: comparison_data(comparison) for name, comparison in report.comparisons.items()},
+        "agreement": agreement_data(report.agreement),
+        "settings": report.settings,
+    }
+
+
+def chart_data(report: LaunchReport) -> dict:
+    """What charts.js draws for the report's comparison: nDCG means per model, GSB, Δ histogram."""
+    measures = [name for name in report.measures if name.startswith("nDCG")]
+    comparison = report.comparison
+    return {
+        "measures": measures,
+        "models": [
+            {
+                "name": scores.name,
+                "means": [number(scores.means[m]) for m in measures],
+                "low": [number(scores.intervals[m][0]) for m in measures],
+                "high": [number(scores.intervals[m][1]) for m in measures],
+            }
+            for scores in report.models
+        ],
+        "gsb": comparison and gsb_data(comparison.gsb),
+        "primary_measure": report.primary_measure,
+        "deltas": comparison.primary_deltas.tolist() if comparison else [],
+    }

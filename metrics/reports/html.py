@@ -1,0 +1,61 @@
+"""The launch report as one printable HTML file: styles and SVG charts inline, nothing loaded from outside."""
+
+from django.template.loader import render_to_string
+from django.utils.safestring import mark_safe
+
+from metrics.reports.data import report_data
+from metrics.reports.svg import gsb_chart, histogram_chart, means_chart
+from metrics.selectors_launch import LaunchReport
+
+
+def report_charts(report: LaunchReport) -> dict:
+    """SVG markup: the means of each nDCG measure per model, and per comparison its GSB and Δ histogram."""
+    measures = [name for name in report.measures if name.startswith("nDCG")]
+    models = [
+        (scores.name, [scores.means[m] for m in measures], [scores.intervals[m] for m in measures])
+        for scores in report.models
+    ]
+    comparisons = {
+        name: {
+            "gsb": mark_safe(
+                gsb_chart(
+                    comparison.gsb.good,
+                    comparison.gsb.same,
+                    comparison.gsb.bad,
+                    comparison.gsb.score,
+                    comparison.gsb.ci_low,
+                    comparison.gsb.ci_high,
+                )
+            ),
+            "histogram": mark_safe(histogram_chart(comparison.primary_deltas, report.primary_measure)),
+        }
+        for name, comparison in report.comparisons.items()
+    }
+    return {"means": mark_safe(means_chart(measures, models)), "comparisons": comparisons}
+
+
+def report_html(report: LaunchReport) -> str:
+    data = report_data(report)
+    charts = report_charts(report)
+    comparisons = [
+        {"name": name, "data": comparison, "charts": charts["comparisons"][name]}
+        for name, comparison in data["comparisons"].items()
+    ]
+    measures = [
+        {
+            "name": name,
+            "models": [
+                {"name": model, **figure["metrics"][name], "per_query": None}
+                for model, figure in data["models"].items()
+            ],
+        }
+        for name in report.measures
+    ]
+    context = {
+        "report": report,
+        "data": data,
+        "measures": measures,
+        "comparisons": comparisons,
+        "means_chart": charts["means"],
+    }
+    return render_to_string("metrics/report.html", context)

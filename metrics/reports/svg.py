@@ -1,0 +1,144 @@
+"""Small inline SVG charts for the printable HTML report: no script, so they print and archive as they are."""
+
+import math
+from html import escape
+
+import numpy as np
+
+MODEL_COLORS = ("#6b7280", "#1f5fbf", "#c2410c", "#7c3aed", "#0f766e")
+GOOD, SAME, BAD = "#1e7d3a", "#9ca3af", "#b42318"
+FONT = 'font-family="system-ui, sans-serif" font-size="12" fill="#1b1f24"'
+
+
+def _svg(width: int, height: int, body: list[str], label: str) -> str:
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="100%" '
+        f'role="img" aria-label="{escape(label)}" {FONT}>' + "".join(body) + "</svg>"
+    )
+
+
+def _text(x: float, y: float, text: str, anchor: str = "middle", extra: str = "") -> str:
+    return f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}" {extra}>{escape(text)}</text>'
+
+
+def means_chart(measures: list[str], models: list[tuple[str, list[float], list[tuple[float, float]]]]) -> str:
+    """Grouped bars: each model's mean of each measure, with its 95% interval as an error bar (scale 0..1)."""
+    width, height, left, bottom, top = 720, 280, 44, 52, 14
+    plot_width, plot_height = width - left - 10, height - bottom - top
+    group = plot_width / max(len(measures), 1)
+    bar = min(28.0, group * 0.8 / max(len(models), 1))
+    body = []
+    for tick in np.linspace(0, 1, 6):
+        y = top + plot_height * (1 - tick)
+        body.append(f'<line x1="{left}" x2="{width - 10}" y1="{y:.1f}" y2="{y:.1f}" stroke="#e5e7eb"/>')
+        body.append(_text(left - 6, y + 4, f"{tick:.1f}", "end"))
+    for m, measure in enumerate(measures):
+        center = left + group * (m + 0.5)
+        body.append(_text(center, height - bottom + 18, measure))
+        for i, (_, means, intervals) in enumerate(models):
+            x = center + (i - len(models) / 2) * bar
+            mean, (low, high) = means[m], intervals[m]
+            if math.isnan(mean):
+                continue
+            color = MODEL_COLORS[i % len(MODEL_COLORS)]
+            y = top + plot_height * (1 - mean)
+            body.append(
+                f'<rect x="{x + 2:.1f}" y="{y:.1f}" width="{bar - 4:.1f}" '
+                f'height="{top + plot_height - y:.1f}" '
+                f'fill="{color}"><title>{escape(models[i][0])} {escape(measure)}: {mean:.4f}</title></rect>'
+            )
+            if not (math.isnan(low) or math.isnan(high)):
+                xc = x + bar / 2
+                y_low, y_high = top + plot_height * (1 - low), top + plot_height * (1 - high)
+                body.append(
+                    f'<path d="M{xc - 4:.1f} {y_high:.1f}h8M{xc:.1f} {y_high:.1f}V{y_low:.1f}M{xc - 4:.1f} '
+                    f'{y_low:.1f}h8" stroke="#111827" stroke-width="1.2" fill="none"/>'
+                )
+    x = left
+    for i, (name, _, _) in enumerate(models):
+        color = MODEL_COLORS[i % len(MODEL_COLORS)]
+        body.append(f'<rect x="{x}" y="{height - 18}" width="12" height="12" fill="{color}"/>')
+        body.append(_text(x + 17, height - 8, name, "start"))
+        x += 30 + 7.5 * len(name)
+    return _svg(width, height, body, "Mean of each measure per model, with 95% intervals")
+
+
+def gsb_chart(good: int, same: int, bad: int, score: float, low: float, high: float) -> str:
+    """A stacked Good / Same / Bad bar, and the GSB score with its interval on a −1..1 axis."""
+    width, left, right = 720, 10, 10
+    plot = width - left - right
+    total = good + same + bad
+    body = []
+    x = float(left)
+    for count, color, name in ((good, GOOD, "Good"), (same, SAME, "Same"), (bad, BAD, "Bad")):
+        share = count / total if total else 0.0
+        if share:
+            body.append(
+                f'<rect x="{x:.1f}" y="8" width="{plot * share:.1f}" height="34" fill="{color}">'
+                f"<title>{name}: {count}</title></rect>"
+            )
+            if plot * share > 70:
+                body.append(
+                    _text(x + plot * share / 2, 30, f"{name} {count} ({share:.0%})", extra='fill="#fff"')
+                )
+        x += plot * share
+    if not total:
+        body.append(_text(width / 2, 30, "No side-by-side verdicts yet", extra='fill="#5b6470"'))
+
+    def at(value: float) -> float:
+        return left + plot * (value + 1) / 2
+
+    axis_y = 82
+    body.append(f'<line x1="{left}" x2="{width - right}" y1="{axis_y}" y2="{axis_y}" stroke="#9ca3af"/>')
+    for tick in (-1, -0.5, 0, 0.5, 1):
+        body.append(
+            f'<line x1="{at(tick):.1f}" x2="{at(tick):.1f}" y1="{axis_y - 4}" y2="{axis_y + 4}" '
+            'stroke="#9ca3af"/>'
+        )
+        anchor = "start" if tick == -1 else "end" if tick == 1 else "middle"
+        body.append(_text(at(tick), axis_y + 18, f"{tick:+g}" if tick else "0", anchor))
+    if not math.isnan(score):
+        if not (math.isnan(low) or math.isnan(high)):
+            body.append(
+                f'<line x1="{at(low):.1f}" x2="{at(high):.1f}" y1="{axis_y}" y2="{axis_y}" stroke="#1f5fbf" '
+                f'stroke-width="5" stroke-linecap="round"/>'
+            )
+        body.append(
+            f'<circle cx="{at(score):.1f}" cy="{axis_y}" r="6" fill="#1f5fbf" '
+            'stroke="#fff" stroke-width="2"/>'
+        )
+        body.append(_text(at(score), axis_y - 12, f"GSB {score:+.3f}", extra='font-weight="600"'))
+    return _svg(width, 112, body, "Good, Same and Bad verdicts, and GSB with its 95% interval")
+
+
+def histogram_chart(deltas: np.ndarray, measure: str, bins: int = 21) -> str:
+    """Histogram of per-query differences (experimental − online), bins symmetric around 0."""
+    width, height, left, bottom, top = 720, 220, 40, 40, 12
+    plot_width, plot_height = width - left - 10, height - bottom - top
+    body = []
+    if deltas.size == 0:
+        return _svg(width, 60, [_text(width / 2, 34, "No evaluated queries yet")], "No data")
+    reach = float(np.abs(deltas).max()) or 0.1
+    counts, edges = np.histogram(deltas, bins=bins, range=(-reach, reach))
+    tallest = max(int(counts.max()), 1)
+    step = plot_width / bins
+    for i, count in enumerate(counts):
+        bar_height = plot_height * count / tallest
+        center = (edges[i] + edges[i + 1]) / 2
+        color = GOOD if edges[i] >= 0 else BAD if edges[i + 1] <= 0 else SAME
+        body.append(
+            f'<rect x="{left + i * step + 1:.1f}" y="{top + plot_height - bar_height:.1f}" '
+            f'width="{step - 2:.1f}" '
+            f'height="{bar_height:.1f}" fill="{color}"><title>{center:+.3f}: {count} queries</title></rect>'
+        )
+    for tick in np.linspace(-reach, reach, 5):
+        x = left + plot_width * (tick + reach) / (2 * reach)
+        body.append(_text(x, height - bottom + 16, f"{tick:+.2f}" if abs(tick) > 1e-12 else "0"))
+    body.append(_text(left - 6, top + 10, str(tallest), "end"))
+    body.append(_text(left - 6, top + plot_height, "0", "end"))
+    body.append(
+        f'<line x1="{left}" x2="{width - 10}" y1="{top + plot_height}" y2="{top + plot_height}" '
+        'stroke="#9ca3af"/>'
+    )
+    body.append(_text(left + plot_width / 2, height - 6, f"Δ {measure} per query (experimental − online)"))
+    return _svg(width, height, body, f"Histogram of per-query {measure} differences")

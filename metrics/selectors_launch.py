@@ -1,0 +1,499 @@
+"""Reads for launch decisions: the launch report, the campaign overview and a query's drill-down.
+
+Everything is fetched by `campaign_evaluation_data` (a fixed number of queries), laid out as NumPy arrays
+and handed to `metrics.compute`: no query per query, label or model.
+"""
+
+from dataclasses import dataclass
+from datetime import date
+
+import numpy as np
+from django.db.models import Count
+from django.db.models.functions import TruncDate
+
+from annotation.models import Campaign, Document, Judgment, Preference, Query, RankingModel
+from annotation.selectors import campaign_progress
+from metrics.compute.decision import Decision, LaunchRule, decide
+from metrics.compute.gsb import GSBSummary, gsb_by_segment, gsb_summary
+from metrics.compute.ranking import Gain, RankingSettings, evaluate_ranked, parse_measure, weighted_mean
+from metrics.compute.significance import PairedComparison, paired_comparisons
+from metrics.selectors import (
+    CampaignEvaluationData,
+    CampaignQueries,
+    aggregated_task_grades,
+    campaign_evaluation_data,
+    evaluation_depth,
+)
+from metrics.selectors_quality import CampaignQuality, campaign_quality
+
+LOSING_QUERIES = 10
+SEED = 0
+Z95 = 1.959963984540054
+
+
+@dataclass(frozen=True)
+class ModelScores:
+    """One model's per-query value of every measure (over the evaluated queries) and their weighted means."""
+
+    name: str
+    role: str
+    per_query: dict[str, np.ndarray]
+    means: dict[str, float]
+    intervals: dict[str, tuple[float, float]]  # 95% normal-approximation interval of each mean
+
+    @property
+    def is_online(self) -> bool:
+        return self.role == RankingModel.Role.ONLINE
+
+
+@dataclass(frozen=True)
+class QueryDelta:
+    pk: int
+    external_id: str
+    text: str
+    segment: str
+    online: float
+    experimental: float
+    delta: float
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """An experimental model against the online one: measure deltas, GSB, and the launch decision."""
+
+    model: str
+    deltas: dict[str, PairedComparison]
+    primary_deltas: np.ndarray  # per evaluated query, of the primary measure
+    gsb: GSBSummary
+    gsb_segments: dict[str, GSBSummary]
+    decision: Decision
+    losing_queries: list[QueryDelta]
+
+
+@dataclass(frozen=True)
+class Coverage:
+    queries: int
+    evaluated_queries: int  # with at least one aggregated label
+    relevance_tasks: int
+    labelled_tasks: int
+    judgments: int
+    side_by_side_tasks: int
+    identical_tasks: int
+    verdicts: int
+
+
+@dataclass(frozen=True)
+class LaunchReport:
+    campaign: Campaign
+    settings: dict
+    measures: list[str]
+    primary_measure: str
+    query_pks: np.ndarray  # the evaluated queries, in the order of every per-query array
+    query_ids: np.ndarray
+    models: list[ModelScores]
+    comparisons: dict[str, Comparison]
+    model: str | None  # the experimental model the top-level decision is about
+    agreement: CampaignQuality | None
+    coverage: Coverage
+
+    @property
+    def comparison(self) -> Comparison | None:
+        return self.comparisons.get(self.model) if self.model else None
+
+    @property
+    def decision(self) -> Decision | None:
+        return self.comparison.decision if self.comparison else None
+
+
+def report_measures(campaign: Campaign) -> tuple[list[str], str]:
+    """nDCG@k of every cut-off, nDCG, AP, RR, P@k and Judged@k (k the largest cut-off), and the primary."""
+    k = max(campaign.cutoffs, default=10)
+    names = [f"nDCG@{cutoff}" for cutoff in sorted(campaign.cutoffs)]
+    names += ["nDCG", "AP", "RR", f"P@{k}", f"Judged@{k}"]
+    primary = str(parse_measure(campaign.primary_measure))
+    return list(dict.fromkeys([*names, primary])), primary
+
+
+def ranking_settings(campaign: Campaign) -> RankingSettings:
+    return RankingSettings(gain=Gain(campaign.gain))
+
+
+def report_settings(campaign: Campaign) -> dict:
+    return {
+        "scale": [{"value": grade["value"], "label": grade["label"]} for grade in campaign.scale],
+        "overlap": campaign.overlap,
+        "gsb_overlap": campaign.gsb_overlap,
+        "pool_depth": campaign.pool_depth,
+        "gsb_depth": campaign.gsb_depth,
+        "gsb_scale": campaign.gsb_scale,
+        "auto_same_identical": campaign.auto_same_identical,
+        "aggregation": campaign.aggregation,
+        "gain": campaign.gain,
+        "cutoffs": sorted(campaign.cutoffs),
+        "primary_measure": str(parse_measure(campaign.primary_measure)),
+        "launch_min_gsb": campaign.launch_min_gsb,
+        "launch_alpha": campaign.launch_alpha,
+    }
+
+
+def _pair_keys(query: np.ndarray, document: np.ndarray) -> np.ndarray:
+    return (query.astype(np.int64) << 32) | document.astype(np.int64)
+
+
+def _positions_within(rows: np.ndarray, n_rows: int) -> tuple[np.ndarray, int]:
+    """Each entry's 0-based position among the entries of its row, and the widest row."""
+    order = np.argsort(rows, kind="stable")
+    sizes = np.bincount(rows, minlength=n_rows)
+    starts = np.cumsum(sizes) - sizes
+    positions = np.empty(rows.size, dtype=np.int64)
+    positions[order] = np.arange(rows.size) - starts[rows[order]]
+    return positions, int(sizes.max(initial=0))
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """Evaluated queries and each model's labels in rank order, ready for `evaluate_ranked`."""
+
+    evaluated: np.ndarray  # query indices
+    judged: np.ndarray  # [evaluated × any] every aggregated label of the query
+    ranked: list[np.ndarray]  # per model, [evaluated × depth]
+
+
+def _layout(data: CampaignEvaluationData, grades: np.ndarray) -> _Layout:
+    relevance, rankings = data.relevance, data.rankings
+    labelled = ~np.isnan(grades)
+    has_label = np.zeros(len(data.queries), dtype=bool)
+    has_label[relevance.task_query[labelled]] = True
+    evaluated = np.flatnonzero(has_label)
+    row_of_query = np.full(len(data.queries), -1)
+    row_of_query[evaluated] = np.arange(evaluated.size)
+
+    label_row = row_of_query[relevance.task_query[labelled]]
+    positions, width = _positions_within(label_row, evaluated.size)
+    judged = np.full((evaluated.size, width), np.nan)
+    judged[label_row, positions] = grades[labelled]
+
+    task_keys = _pair_keys(relevance.task_query, relevance.task_document)
+    order = np.argsort(task_keys)
+    sorted_keys = task_keys[order]
+    ranked_keys = _pair_keys(rankings.query, rankings.document)
+    found = np.minimum(np.searchsorted(sorted_keys, ranked_keys), max(sorted_keys.size - 1, 0))
+    hit = sorted_keys[found] == ranked_keys if sorted_keys.size else np.zeros(ranked_keys.size, bool)
+    ranked_label = np.where(hit, grades[order[found]] if sorted_keys.size else np.nan, np.nan)
+    ranked_row = row_of_query[rankings.query]
+    depth = int(rankings.rank.max(initial=0))
+    ranked = []
+    for model in range(len(data.models)):
+        rows = (rankings.model == model) & (ranked_row >= 0)
+        matrix = np.full((evaluated.size, depth), np.nan)
+        matrix[ranked_row[rows], rankings.rank[rows] - 1] = ranked_label[rows]
+        ranked.append(matrix)
+    return _Layout(evaluated, judged, ranked)
+
+
+def _mean_intervals(per_query: dict[str, np.ndarray], weights: np.ndarray) -> dict[str, tuple[float, float]]:
+    """Normal-approximation 95% interval of each weighted mean over queries (NaN under two queries).
+
+    SE = sqrt(n / (n - 1) * sum(w_i^2 (x_i - mean)^2)) / sum(w_i); a bootstrap would cost as much as every
+    comparison together and agrees with it closely at the query counts a launch review has.
+    """
+    n = weights.size
+    intervals = {}
+    for name, values in per_query.items():
+        if n < 2:
+            intervals[name] = (np.nan, np.nan)
+            continue
+        mean = weighted_mean(values, weights)
+        spread = np.sqrt(n / (n - 1) * np.sum(weights**2 * (values - mean) ** 2)) / weights.sum()
+        intervals[name] = (mean - Z95 * spread, mean + Z95 * spread)
+    return intervals
+
+
+def _verdict_rows(data: CampaignEvaluationData, model: int) -> tuple[np.ndarray, ...]:
+    """(query, verdict, strength) of one experimental model's judgments, and which queries changed.
+
+    An adjudicated verdict replaces the task's verdicts; a task with identical lists and no verdict counts as
+    one Same when the campaign records those automatically.
+    """
+    sbs = data.side_by_side
+    n_tasks = sbs.task_query.size
+    adjudicated = np.full(n_tasks, np.nan)
+    adjudicated[np.asarray(sbs.adjudication.task, dtype=np.int64)] = sbs.adjudication.label
+    of_model = sbs.task_model == model
+    rows = of_model[sbs.preference_task]
+    task = sbs.preference_task[rows]
+    verdict = np.where(np.isnan(adjudicated[task]), sbs.preference_verdict[rows], adjudicated[task])
+    strength = np.where(np.isnan(adjudicated[task]), sbs.preference_strength[rows], np.nan)
+    has_verdict = np.zeros(n_tasks, dtype=bool)
+    has_verdict[task] = True
+    automatic = of_model & ~has_verdict & sbs.task_identical & data.campaign.auto_same_identical
+    extra_adjudicated = of_model & ~has_verdict & ~automatic & ~np.isnan(adjudicated)
+    extra = np.flatnonzero(automatic | extra_adjudicated)
+    changed = np.ones(len(data.queries), dtype=bool)
+    changed[sbs.task_query[of_model & sbs.task_identical]] = False
+    return (
+        np.concatenate([sbs.task_query[task], sbs.task_query[extra]]),
+        np.concatenate([verdict, np.nan_to_num(adjudicated[extra], nan=0.0)]),
+        np.concatenate([strength, np.full(extra.size, np.nan)]),
+        changed,
+    )
+
+
+def _losing_queries(queries: CampaignQueries, evaluated, online, experimental) -> list[QueryDelta]:
+    delta = experimental - online
+    worst = [row for row in np.argsort(delta, kind="stable")[:LOSING_QUERIES] if delta[row] < 0]
+    return [
+        QueryDelta(
+            pk=int(queries.pk[evaluated[row]]),
+            external_id=queries.external_id[evaluated[row]],
+            text=queries.text[evaluated[row]],
+            segment=queries.segment[evaluated[row]],
+            online=float(online[row]),
+            experimental=float(experimental[row]),
+            delta=float(delta[row]),
+        )
+        for row in worst
+    ]
+
+
+def launch_report_build(
+    *, campaign: Campaign, model: str | None = None, n_resamples: int = 10_000, agreement: bool = True
+) -> LaunchReport:
+    """Every model's measures, each experimental model against the online one, and the launch decision
+    for `model` (default: the first experimental model). Raises ValueError for an unknown `model`."""
+    data = campaign_evaluation_data(campaign=campaign)
+    measures, primary = report_measures(campaign)
+    grades = aggregated_task_grades(campaign=campaign, relevance=data.relevance)
+    layout = _layout(data, grades)
+    weights = data.queries.weight[layout.evaluated]
+    models = []
+    for index, ranking_model in enumerate(data.models):
+        per_query = evaluate_ranked(
+            layout.ranked[index], measures, judged_labels=layout.judged, settings=ranking_settings(campaign)
+        )
+        means = {name: weighted_mean(values, weights) for name, values in per_query.items()}
+        intervals = _mean_intervals(per_query, weights)
+        models.append(ModelScores(ranking_model.name, ranking_model.role, per_query, means, intervals))
+
+    experimental = [scores.name for scores in models if not scores.is_online]
+    if model is not None and model not in experimental:
+        raise ValueError(f"no experimental model {model!r} in campaign {campaign.name!r}")
+    online = next((scores for scores in models if scores.is_online), None)
+    rule = LaunchRule(
+        min_gsb=campaign.launch_min_gsb,
+        alpha=campaign.launch_alpha,
+        primary_measure=primary,
+        guarded_measures=tuple(f"nDCG@{cutoff}" for cutoff in sorted(campaign.cutoffs)),
+    )
+    comparisons = {}
+    for index, scores in enumerate(models):
+        if scores.is_online or online is None:
+            continue
+        deltas = {}
+        if layout.evaluated.size:
+            compared = paired_comparisons(
+                np.column_stack([online.per_query[name] for name in measures]),
+                np.column_stack([scores.per_query[name] for name in measures]),
+                weights=weights,
+                n_resamples=n_resamples,
+                seed=SEED,
+            )
+            deltas = dict(zip(measures, compared, strict=True))
+        query, verdict, strength, changed = _verdict_rows(data, index)
+        if campaign.gsb_scale != 5:
+            strength = None
+        gsb_arguments = {"n_queries": len(data.queries), "changed": changed, "strength": strength}
+        gsb_arguments |= {"n_resamples": n_resamples, "seed": SEED}
+        gsb = gsb_summary(query, verdict, **gsb_arguments)
+        comparisons[scores.name] = Comparison(
+            model=scores.name,
+            deltas=deltas,
+            primary_deltas=scores.per_query[primary] - online.per_query[primary],
+            gsb=gsb,
+            gsb_segments=gsb_by_segment(
+                query, verdict, segment_of_query=data.queries.segment, **gsb_arguments
+            ),
+            decision=decide(rule, gsb=gsb, deltas=deltas),
+            losing_queries=_losing_queries(
+                data.queries, layout.evaluated, online.per_query[primary], scores.per_query[primary]
+            ),
+        )
+
+    sbs = data.side_by_side
+    coverage = Coverage(
+        queries=len(data.queries),
+        evaluated_queries=int(layout.evaluated.size),
+        relevance_tasks=data.relevance.n_tasks,
+        labelled_tasks=int((~np.isnan(grades)).sum()),
+        judgments=int(data.relevance.judgment_task.size),
+        side_by_side_tasks=int(sbs.task_query.size),
+        identical_tasks=int(sbs.task_identical.sum()),
+        verdicts=int(sbs.preference_task.size),
+    )
+    return LaunchReport(
+        campaign=campaign,
+        settings={**report_settings(campaign), "n_resamples": n_resamples},
+        measures=measures,
+        primary_measure=primary,
+        query_pks=data.queries.pk[layout.evaluated],
+        query_ids=data.queries.external_id[layout.evaluated],
+        models=models,
+        comparisons=comparisons,
+        model=model or (experimental[0] if comparisons else None),
+        agreement=campaign_quality(campaign=campaign) if agreement else None,
+        coverage=coverage,
+    )
+
+
+@dataclass(frozen=True)
+class DayCount:
+    day: date
+    judgments: int
+    verdicts: int
+
+
+@dataclass(frozen=True)
+class CampaignOverview:
+    campaign: Campaign
+    progress: dict  # annotation.selectors.campaign_progress
+    per_day: list[DayCount]
+    report: LaunchReport
+
+
+def _labels_per_day(campaign: Campaign) -> list[DayCount]:
+    counts: dict[date, list[int]] = {}
+    for column, label_model in enumerate((Judgment, Preference)):
+        rows = (
+            label_model.objects.filter(task__campaign=campaign)
+            .annotate(day=TruncDate("created_at"))
+            .order_by()
+            .values_list("day")
+            .annotate(n=Count("pk"))
+        )
+        for day, n in rows:
+            counts.setdefault(day, [0, 0])[column] = n
+    return [DayCount(day, *counts[day]) for day in sorted(counts)]
+
+
+def campaign_overview(*, campaign: Campaign) -> CampaignOverview:
+    """Progress (per annotator, per day), agreement and the launch decision, in a fixed number of queries."""
+    return CampaignOverview(
+        campaign=campaign,
+        progress=campaign_progress(campaign=campaign),
+        per_day=_labels_per_day(campaign),
+        report=launch_report_build(campaign=campaign),
+    )
+
+
+@dataclass(frozen=True)
+class RankedDocument:
+    rank: int
+    external_id: str
+    title: str
+    url: str
+    label: float | None  # aggregated
+    grades: list[int]  # every annotator's grade
+    online_rank: int | None  # where the online model ranked it
+
+
+@dataclass(frozen=True)
+class ModelRanking:
+    name: str
+    role: str
+    documents: list[RankedDocument]
+    scores: dict[str, float]
+    verdicts: dict[str, int] | None  # experimental models: good / same / bad counts
+    identical: bool
+
+
+@dataclass(frozen=True)
+class QueryDrilldown:
+    campaign: Campaign
+    query: Query
+    measures: list[str]
+    aggregation: str
+    judged_documents: int
+    models: list[ModelRanking]
+
+
+def query_drilldown(*, campaign: Campaign, query_pk: int) -> QueryDrilldown:
+    """Every model's ranking of one query with each document's aggregated label, and the query's measures.
+
+    Labels are aggregated over the whole campaign (reliability weights and Dawid–Skene need every label).
+    Raises Query.DoesNotExist for a query of another campaign.
+    """
+    query = Query.objects.get(campaign=campaign, pk=query_pk)
+    data = campaign_evaluation_data(campaign=campaign)
+    relevance = data.relevance
+    grades = aggregated_task_grades(campaign=campaign, relevance=relevance)
+    query_index = int(data.queries.index_of(np.array([query.pk]))[0])
+    tasks = np.flatnonzero(relevance.task_query == query_index)
+    label_of = {int(relevance.task_document[t]): grades[t] for t in tasks.tolist()}
+    raw: dict[int, list[int]] = {}
+    judgment_rows = np.flatnonzero(np.isin(relevance.judgment_task, tasks))
+    for row in judgment_rows.tolist():
+        document = int(relevance.task_document[relevance.judgment_task[row]])
+        raw.setdefault(document, []).append(int(relevance.judgment_grade[row]))
+
+    rows = (
+        query.rankings.filter(rank__lte=evaluation_depth(campaign))
+        .order_by("model_id", "rank")
+        .values_list("model_id", "rank", "document_id")
+    )
+    lists: dict[int, list[tuple[int, int]]] = {}
+    for model_pk, rank, document in rows:
+        lists.setdefault(model_pk, []).append((rank, document))
+    documents = {
+        pk: (external_id, title, url)
+        for pk, external_id, title, url in Document.objects.filter(
+            pk__in={document for ranked in lists.values() for _, document in ranked}
+        ).values_list("pk", "external_id", "title", "url")
+    }
+    sbs = data.side_by_side
+    measures, _ = report_measures(campaign)
+    judged = np.array([[label for label in label_of.values() if not np.isnan(label)]], dtype=float)
+    online_pk = next((model.pk for model in data.models if model.is_online), None)
+    online_rank = {document: rank for rank, document in lists.get(online_pk, [])}
+    models = []
+    for index, model in enumerate(data.models):
+        ranked = lists.get(model.pk, [])
+        matrix = np.full((1, max((rank for rank, _ in ranked), default=0)), np.nan)
+        for rank, document in ranked:
+            matrix[0, rank - 1] = label_of.get(document, np.nan)
+        scores = evaluate_ranked(matrix, measures, judged_labels=judged, settings=ranking_settings(campaign))
+        task = np.flatnonzero((sbs.task_query == query_index) & (sbs.task_model == index))
+        verdicts = None
+        if not model.is_online:
+            verdict = sbs.preference_verdict[np.isin(sbs.preference_task, task)]
+            verdicts = {
+                name: int((verdict == value).sum()) for name, value in (("good", 1), ("same", 0), ("bad", -1))
+            }
+        models.append(
+            ModelRanking(
+                name=model.name,
+                role=model.role,
+                documents=[
+                    RankedDocument(
+                        rank=rank,
+                        external_id=documents[document][0],
+                        title=documents[document][1],
+                        url=documents[document][2],
+                        label=None if np.isnan(label_of.get(document, np.nan)) else float(label_of[document]),
+                        grades=sorted(raw.get(document, [])),
+                        online_rank=online_rank.get(document),
+                    )
+                    for rank, document in ranked
+                ],
+                scores={name: float(values[0]) for name, values in scores.items()},
+                verdicts=verdicts,
+                identical=bool(sbs.task_identical[task].any()),
+            )
+        )
+    return QueryDrilldown(
+        campaign=campaign,
+        query=query,
+        measures=measures,
+        aggregation=campaign.aggregation,
+        judged_documents=int(judged.size),
+        models=models,
+    )

@@ -1,0 +1,58 @@
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404, render
+
+from annotation.models import Campaign, Query
+from annotation.roles import can_review, role_required
+from metrics.reports import CONTENT_TYPES, REPORT_FORMATS, report_filename, report_render
+from metrics.reports.data import chart_data, report_data
+from metrics.selectors_launch import campaign_overview, launch_report_build, query_drilldown
+
+
+@role_required(can_review)
+def overview(request, campaign_id: int):
+    campaign = get_object_or_404(Campaign, pk=campaign_id)
+    return render(request, "metrics/overview.html", {"overview": campaign_overview(campaign=campaign)})
+
+
+def _report(campaign_id: int, model: str):
+    campaign = get_object_or_404(Campaign, pk=campaign_id)
+    try:
+        return launch_report_build(campaign=campaign, model=model)
+    except ValueError:
+        raise Http404("no such experimental model") from None
+
+
+@role_required(can_review)
+def comparison(request, campaign_id: int, model: str):
+    report = _report(campaign_id, model)
+    data = report_data(report)
+    context = {
+        "report": report,
+        "data": data,
+        "selected": data["comparisons"][report.model],
+        "charts": chart_data(report),
+        "formats": REPORT_FORMATS,
+    }
+    return render(request, "metrics/comparison.html", context)
+
+
+@role_required(can_review)
+def report_download(request, campaign_id: int, model: str, format: str):
+    if format not in REPORT_FORMATS:
+        raise Http404("unknown report format")
+    report = _report(campaign_id, model)
+    response = HttpResponse(
+        report_render(report, format), content_type=f"{CONTENT_TYPES[format]}; charset=utf-8"
+    )
+    response["Content-Disposition"] = f'attachment; filename="{report_filename(report, format)}"'
+    return response
+
+
+@role_required(can_review)
+def query_detail(request, campaign_id: int, query_id: int):
+    campaign = get_object_or_404(Campaign, pk=campaign_id)
+    try:
+        drilldown = query_drilldown(campaign=campaign, query_pk=query_id)
+    except Query.DoesNotExist:
+        raise Http404("no such query in this campaign") from None
+    return render(request, "metrics/query_drilldown.html", {"drilldown": drilldown})

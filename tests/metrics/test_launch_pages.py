@@ -1,0 +1,167 @@
+"""The launch pages: who may see them, what they show, the report downloads, and flat query counts."""
+
+import json
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from annotation.bundle import JudgmentRow, PreferenceRow, parse_bundle
+from annotation.models import Query
+from annotation.services.campaigns import campaign_import
+from annotation.services.label_import import labels_import
+from tests.metrics.test_launch_report import worked_campaign
+
+
+@pytest.fixture
+def worked(db):
+    return worked_campaign()
+
+
+def urls(campaign):
+    q1 = Query.objects.get(campaign=campaign, external_id="q1")
+    return [
+        reverse("metrics:campaign_overview", args=[campaign.pk]),
+        reverse("metrics:comparison", args=[campaign.pk, "exp"]),
+        reverse("metrics:launch_report", args=[campaign.pk, "exp", "html"]),
+        reverse("metrics:query_drilldown", args=[campaign.pk, q1.pk]),
+    ]
+
+
+def test_anonymous_visitors_are_sent_to_log_in(client, worked):
+    for url in urls(worked):
+        response = client.get(url)
+        assert response.status_code == 302, url
+        assert response.url.startswith(reverse("login")), url
+
+
+def test_annotators_are_refused(client, worked, make_user):
+    client.force_login(make_user("ann2", "annotator"))
+    for url in urls(worked):
+        assert client.get(url).status_code == 403, url
+
+
+@pytest.mark.parametrize("role", ["reviewer", "manager"])
+def test_reviewers_and_managers_see_every_page(client, worked, make_user, role):
+    client.force_login(make_user("pat", role))
+    for url in urls(worked):
+        assert client.get(url).status_code == 200, url
+
+
+def test_overview_shows_progress_agreement_and_the_decision(client, worked, make_user):
+    client.force_login(make_user("rev", "reviewer"))
+    page = client.get(reverse("metrics:campaign_overview", args=[worked.pk])).content.decode()
+    assert "decision-no_launch" in page and "Do not launch" in page
+    assert "Per annotator" in page and "ann" in page
+    assert 'id="per-day"' in page
+    assert "Krippendorff" in page
+    assert reverse("metrics:comparison", args=[worked.pk, "exp"]) in page
+
+
+def test_comparison_links_losing_queries_to_their_drilldown(client, make_user, db):
+    campaign = worked_campaign(verdicts={"q1": "bad"}, swap_q1=True)
+    client.force_login(make_user("rev", "reviewer"))
+    response = client.get(reverse("metrics:comparison", args=[campaign.pk, "exp"]))
+    page = response.content.decode()
+    charts = response.context["charts"]
+    assert charts["measures"] == ["nDCG@3", "nDCG@6", "nDCG"]
+    assert charts["gsb"]["bad"] == 1
+    assert 'id="chart-means"' in page and "judgeboard/vendor/plotly.min.js" in page and "charts.js" in page
+    for format in ("json", "html", "csv", "md"):
+        assert reverse("metrics:launch_report", args=[campaign.pk, "exp", format]) in page
+    (losing,) = response.context["report"].comparison.losing_queries
+    assert losing.external_id == "q1" and losing.delta == pytest.approx(0.9608 - 1, abs=1e-4)
+    assert reverse("metrics:query_drilldown", args=[campaign.pk, losing.pk]) in page
+
+
+def test_unknown_models_queries_and_formats_are_404(client, worked, make_user, campaign):
+    client.force_login(make_user("rev", "reviewer"))
+    other_query = Query.objects.get(campaign=campaign, external_id="q1")
+    assert client.get(reverse("metrics:comparison", args=[worked.pk, "online"])).status_code == 404
+    assert client.get(reverse("metrics:launch_report", args=[worked.pk, "exp", "xml"])).status_code == 404
+    assert client.get(reverse("metrics:query_drilldown", args=[worked.pk, other_query.pk])).status_code == 404
+
+
+def test_downloads_in_every_format(client, worked, make_user):
+    client.force_login(make_user("rev", "reviewer"))
+    types = {"json": "application/json", "html": "text/html", "csv": "text/csv", "md": "text/markdown"}
+    for format, content_type in types.items():
+        response = client.get(reverse("metrics:launch_report", args=[worked.pk, "exp", format]))
+        assert response["Content-Type"].startswith(content_type)
+        assert response["Content-Disposition"] == (
+            f'attachment; filename="launch-report-campaign-{worked.pk}-exp.{format}"'
+        )
+    data = json.loads(client.get(reverse("metrics:launch_report", args=[worked.pk, "exp", "json"])).content)
+    assert data["decision"] == "no_launch"
+
+
+def test_drilldown_shows_both_rankings_with_aggregated_labels(client, worked, make_user):
+    client.force_login(make_user("rev", "reviewer"))
+    q1 = Query.objects.get(campaign=worked, external_id="q1")
+    response = client.get(reverse("metrics:query_drilldown", args=[worked.pk, q1.pk]))
+    drilldown = response.context["drilldown"]
+    online, exp = drilldown.models
+    assert [d.external_id for d in online.documents] == ["a", "b", "c", "d", "e", "f"]
+    assert [d.label for d in online.documents] == [3, 2, 3, 0, 1, 2]
+    assert [d.external_id for d in exp.documents] == ["a", "c", "b", "f", "e", "d"]
+    assert exp.documents[1].online_rank == 3
+    assert online.scores["nDCG"] == pytest.approx(0.9608, abs=1e-4)
+    assert exp.verdicts == {"good": 1, "same": 0, "bad": 0}
+    page = response.content.decode()
+    assert "grade-high" in page and "online #3" in page
+
+
+def sized_campaign(n_queries: int):
+    """n queries, two models, four pooled documents each, two annotators, a verdict per changed query."""
+    docs = [f"d{i}" for i in range(4)]
+    bundle = {
+        "name": f"Sized {n_queries}",
+        "settings": {"overlap": 2, "gsb_overlap": 1, "pool_depth": 4, "gsb_depth": 2},
+        "models": [{"name": "online", "role": "online"}, {"name": "exp", "role": "experimental"}],
+        "queries": [{"id": f"q{q}", "text": f"query {q}", "segment": "ab"[q % 2]} for q in range(n_queries)],
+        "documents": [{"id": doc, "title": doc} for doc in docs],
+        "rankings": [
+            {
+                "model": model,
+                "query": f"q{q}",
+                "documents": docs if model == "online" or q % 3 else docs[::-1],
+            }
+            for q in range(n_queries)
+            for model in ("online", "exp")
+        ],
+    }
+    campaign = campaign_import(bundle=parse_bundle(bundle, "sized.json"))
+    labels_import(
+        campaign=campaign,
+        judgments=[
+            JudgmentRow(0, name, f"q{q}", doc, (q + i + offset) % 4)
+            for q in range(n_queries)
+            for i, doc in enumerate(docs)
+            for offset, name in enumerate(("ann", "bob"))
+        ],
+        preferences=[PreferenceRow(0, "ann", f"q{q}", "exp", "good") for q in range(0, n_queries, 3)],
+        source="test",
+    )
+    return campaign
+
+
+def test_query_counts_do_not_grow_with_the_data(client, make_user, django_assert_max_num_queries):
+    client.force_login(make_user("rev", "reviewer"))
+    small, large = sized_campaign(3), sized_campaign(30)
+
+    def pages(campaign):
+        q0 = Query.objects.get(campaign=campaign, external_id="q0")
+        return [
+            reverse("metrics:campaign_overview", args=[campaign.pk]),
+            reverse("metrics:comparison", args=[campaign.pk, "exp"]),
+            reverse("metrics:launch_report", args=[campaign.pk, "exp", "html"]),
+            reverse("metrics:query_drilldown", args=[campaign.pk, q0.pk]),
+        ]
+
+    for small_url, large_url in zip(pages(small), pages(large), strict=True):
+        client.get(small_url)  # warm the session and role caches
+        with CaptureQueriesContext(connection) as counted:
+            assert client.get(small_url).status_code == 200
+        with django_assert_max_num_queries(len(counted.captured_queries)):
+            assert client.get(large_url).status_code == 200

@@ -1,0 +1,216 @@
+"""The launch report: hand-checked numbers on a tiny campaign, the JSON shape, each format by command."""
+
+import csv
+import io
+import json
+import math
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from annotation.bundle import JudgmentRow, PreferenceRow, parse_bundle
+from annotation.models import Adjudication, SideBySideTask
+from annotation.services.campaigns import campaign_import
+from annotation.services.label_import import labels_import
+from metrics.reports import report_render
+from metrics.selectors_launch import launch_report_build
+
+# q1: the online model ranks documents graded 3, 2, 3, 0, 1, 2 (linear nDCG 0.9608); the experimental model
+# puts them in the ideal order. q2: both lists identical. Side by side: Good, (identical) Same, Bad, Bad.
+GRADES = {"a": 3, "b": 2, "c": 3, "d": 0, "e": 1, "f": 2}
+WORKED = {
+    "name": "Worked example",
+    "settings": {
+        "overlap": 1,
+        "gsb_overlap": 1,
+        "pool_depth": 6,
+        "gsb_depth": 6,
+        "gain": "linear",
+        "cutoffs": [3, 6],
+        "primary_measure": "ndcg@6",
+    },
+    "models": [{"name": "online", "role": "online"}, {"name": "exp", "role": "experimental"}],
+    "queries": [
+        {"id": "q1", "text": "one", "segment": "head"},
+        {"id": "q2", "text": "two", "segment": "head"},
+        {"id": "q3", "text": "three", "segment": "tail"},
+        {"id": "q4", "text": "four", "segment": "tail"},
+    ],
+    "documents": [{"id": doc} for doc in [*GRADES, "x", "y", "z"]],
+    "rankings": [
+        {"model": "online", "query": "q1", "documents": ["a", "b", "c", "d", "e", "f"]},
+        {"model": "exp", "query": "q1", "documents": ["a", "c", "b", "f", "e", "d"]},
+        {"model": "online", "query": "q2", "documents": ["x", "y"]},
+        {"model": "exp", "query": "q2", "documents": ["x", "y"]},
+        {"model": "online", "query": "q3", "documents": ["x", "z"]},
+        {"model": "exp", "query": "q3", "documents": ["z", "x"]},
+        {"model": "online", "query": "q4", "documents": ["y", "z"]},
+        {"model": "exp", "query": "q4", "documents": ["z", "y"]},
+    ],
+}
+VERDICTS = {"q1": "good", "q3": "bad", "q4": "bad"}
+
+
+def worked_campaign(verdicts=VERDICTS, swap_q1=False):
+    """The worked example; `swap_q1` gives the online model the ideal order of q1, so q1 loses."""
+    bundle = json.loads(json.dumps(WORKED))
+    if swap_q1:
+        bundle["rankings"][0]["model"], bundle["rankings"][1]["model"] = "exp", "online"
+    campaign = campaign_import(bundle=parse_bundle(bundle, "worked.json"))
+    judgments = [JudgmentRow(0, "ann", "q1", doc, grade) for doc, grade in GRADES.items()]
+    judgments += [
+        JudgmentRow(0, "ann", query, doc, 1) for query in ("q2", "q3", "q4") for doc in ("x", "y", "z")
+    ]
+    preferences = [PreferenceRow(0, "ann", query, "exp", verdict) for query, verdict in verdicts.items()]
+    labels_import(campaign=campaign, judgments=judgments, preferences=preferences, source="test")
+    return campaign
+
+
+@pytest.fixture
+def worked(db):
+    return worked_campaign()
+
+
+def test_worked_example_numbers(worked):
+    report = launch_report_build(campaign=worked)
+    online, exp = report.models
+    assert report.query_ids.tolist() == ["q1", "q2", "q3", "q4"]
+    assert online.per_query["nDCG"][0] == pytest.approx(0.9608, abs=1e-4)
+    assert online.per_query["nDCG@6"][0] == pytest.approx(0.9608, abs=1e-4)
+    assert exp.per_query["nDCG"][0] == pytest.approx(1.0)
+    assert report.measures == ["nDCG@3", "nDCG@6", "nDCG", "AP", "RR", "P@6", "Judged@6"]
+    comparison = report.comparisons["exp"]
+    gsb = comparison.gsb
+    assert (gsb.good, gsb.same, gsb.bad) == (1, 1, 2)
+    assert gsb.score == pytest.approx(-0.25)
+    assert gsb.identical_queries == 1
+    assert gsb.changed_queries == 3
+    assert gsb.changed_score == pytest.approx(-1 / 3)
+    assert report.decision.outcome == "no_launch"
+    assert set(comparison.gsb_segments) == {"head", "tail"}
+    assert comparison.gsb_segments["tail"].score == pytest.approx(-1.0)
+    # Only q1's measures differ (q3 and q4 swap two equally graded documents).
+    assert comparison.deltas["nDCG"].mean_delta == pytest.approx((1 - 0.96081) / 4, abs=1e-5)
+    assert comparison.deltas["nDCG"].wins == 1
+
+
+def test_json_has_the_agreed_shape(worked):
+    data = json.loads(report_render(launch_report_build(campaign=worked), "json"))
+    assert set(data) == {"campaign", "decision", "reasons", "models", "comparisons", "agreement", "settings"}
+    assert data["decision"] == "no_launch"
+    assert data["reasons"] and all(isinstance(reason, str) for reason in data["reasons"])
+    assert data["models"]["online"]["role"] == "online"
+    ndcg = data["models"]["online"]["metrics"]["nDCG"]
+    assert ndcg["per_query"]["q1"] == pytest.approx(0.9608, abs=1e-4)
+    assert ndcg["mean"] == pytest.approx(sum(ndcg["per_query"].values()) / 4)
+    delta = data["comparisons"]["exp"]["deltas"]["nDCG@6"]
+    assert {"mean", "ci95", "p_value"} <= set(delta) and len(delta["ci95"]) == 2
+    gsb = data["comparisons"]["exp"]["gsb"]
+    assert (gsb["good"], gsb["same"], gsb["bad"], gsb["score"]) == (1, 1, 2, -0.25)
+    assert {"ci95", "p_value", "changed_queries"} <= set(gsb)
+    assert data["comparisons"]["exp"]["decision"] == "no_launch"
+    assert data["settings"]["aggregation"] == "mean" and data["settings"]["gain"] == "linear"
+    assert data["settings"]["cutoffs"] == [3, 6]
+    assert set(data["agreement"]) == {"relevance", "side_by_side"}
+
+
+def test_identical_lists_count_as_same_only_when_the_campaign_says_so(worked):
+    worked.auto_same_identical = False
+    worked.save()
+    gsb = launch_report_build(campaign=worked, agreement=False).comparisons["exp"].gsb
+    assert (gsb.good, gsb.same, gsb.bad) == (1, 0, 2)
+    assert gsb.identical_queries == 0
+
+
+def test_an_adjudicated_verdict_replaces_the_raw_ones(worked, make_user):
+    task = SideBySideTask.objects.get(campaign=worked, query__external_id="q3")
+    Adjudication.objects.create(side_by_side_task=task, reviewer=make_user("rev"), verdict="good", reason="x")
+    gsb = launch_report_build(campaign=worked, agreement=False).comparisons["exp"].gsb
+    assert (gsb.good, gsb.same, gsb.bad) == (2, 1, 1)
+
+
+def test_several_experimental_models_each_get_a_decision(db):
+    bundle = json.loads(json.dumps(WORKED))
+    bundle["models"].append({"name": "exp2", "role": "experimental"})
+    bundle["rankings"] += [
+        {**ranking, "model": "exp2"} for ranking in WORKED["rankings"] if ranking["model"] == "online"
+    ]
+    campaign = campaign_import(bundle=parse_bundle(bundle, "two.json"))
+    labels_import(
+        campaign=campaign,
+        judgments=[JudgmentRow(0, "ann", "q1", doc, grade) for doc, grade in GRADES.items()],
+        preferences=[PreferenceRow(0, "ann", "q1", "exp", "good")],
+        source="test",
+    )
+    report = launch_report_build(campaign=campaign, model="exp2", agreement=False)
+    assert report.model == "exp2"
+    data = json.loads(report_render(report, "json"))
+    assert set(data["comparisons"]) == {"exp", "exp2"}
+    assert all("decision" in comparison for comparison in data["comparisons"].values())
+    assert data["decision"] == data["comparisons"]["exp2"]["decision"]
+    # exp2 ranks as online does: every list identical, GSB 0, no launch.
+    assert data["comparisons"]["exp2"]["gsb"]["score"] == 0
+    assert data["comparisons"]["exp2"]["decision"] == "no_launch"
+    with pytest.raises(ValueError, match="online"):
+        launch_report_build(campaign=campaign, model="online", agreement=False)
+
+
+def test_a_campaign_without_labels_reports_without_failing(campaign):
+    report = launch_report_build(campaign=campaign)
+    assert report.coverage.evaluated_queries == 0
+    for format in ("json", "html", "csv", "md"):
+        assert report_render(report, format)
+    data = json.loads(report_render(report, "json"))
+    assert (
+        math.isnan(report.models[0].means["nDCG"])
+        and data["models"]["online"]["metrics"]["nDCG"]["mean"] is None
+    )
+
+
+def command(*args) -> str:
+    out = io.StringIO()
+    call_command("launch_report", *args, stdout=out, stderr=io.StringIO())
+    return out.getvalue()
+
+
+def test_every_format_via_the_command(worked, tmp_path):
+    data = json.loads(command(str(worked.pk), "--format", "json"))
+    assert data["decision"] == "no_launch"
+    assert json.loads(command("Worked example", "--model", "exp", "--format", "json")) == data
+
+    rows = list(csv.DictReader(io.StringIO(command(worked.name, "--format", "csv"))))
+    assert len(rows) == 2 * 4
+    assert {row["model"] for row in rows} == {"online", "exp"}
+    q1 = next(row for row in rows if row["model"] == "online" and row["query"] == "q1")
+    assert float(q1["nDCG"]) == pytest.approx(0.9608, abs=1e-4)
+    assert set(rows[0]) == {
+        "model",
+        "role",
+        "query",
+        "nDCG@3",
+        "nDCG@6",
+        "nDCG",
+        "AP",
+        "RR",
+        "P@6",
+        "Judged@6",
+    }
+
+    markdown = command(str(worked.pk), "--format", "md")
+    assert markdown.startswith("# Launch review: Worked example")
+    assert "Do not launch" in markdown and "| nDCG@6 |" in markdown
+
+    target = tmp_path / "report.html"
+    command(str(worked.pk), "--format", "html", "-o", str(target))
+    html = target.read_text(encoding="utf-8")
+    assert html.startswith("<!doctype html>")
+    assert "<svg" in html and "<style>" in html
+    assert "<script" not in html and "<link" not in html and "src=" not in html  # nothing loaded from outside
+    assert "Do not launch" in html and "GSB <strong>-0.250</strong>" in html
+
+
+def test_the_command_names_what_is_wrong(worked):
+    with pytest.raises(CommandError, match="no campaign"):
+        command("no such campaign")
+    with pytest.raises(CommandError, match="no experimental model 'nope'"):
+        command(str(worked.pk), "--model", "nope")
