@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from metrics.compute.ranking import Measure, RankingSettings, evaluate_ranked, parse_measure, weighted_mean
-from metrics.compute.trec import Qrels, Run, TrecFormatError
+from metrics.compute.trec import Qrels, Run, TrecFormatError, ranked_order
 
 _DOCUMENT_BITS = 40
 MAX_QUERIES = 1 << (64 - _DOCUMENT_BITS)
@@ -91,7 +91,7 @@ def evaluate_run(
         run = Run(run.query[known], run.document[known], run.score[known], run.line[known], run.path)
         row_of_query = row_of_query[known]
     labels = _labels_of(qrels, row_of_query, run)
-    ranked = _ranked_order(row_of_query, run.score, run.document)
+    ranked = ranked_order(row_of_query, run.score, run.document)
     if ranked is not None:
         row_of_query, labels = row_of_query[ranked], labels[ranked]
     if judged_only:
@@ -110,11 +110,16 @@ def evaluate_run(
     return RunEvaluation([query.decode() for query in qrels.query_ids[scored].tolist()], per_query)
 
 
+def _block_heads(values: np.ndarray) -> np.ndarray:
+    """Where each block of equal neighbouring values starts (files list a query's lines together)."""
+    return np.flatnonzero(np.concatenate(([True], values[1:] != values[:-1])))
+
+
 def _query_codes(query: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The sorted distinct query ids, and each entry's index among them (via the blocks of equal ids)."""
     if query.size == 0:
         return np.zeros(0, dtype="S1"), np.zeros(0, dtype=np.int64)
-    heads = np.flatnonzero(np.concatenate(([True], query[1:] != query[:-1])))
+    heads = _block_heads(query)
     query_ids, block_codes = np.unique(query[heads], return_inverse=True)
     lengths = np.diff(heads, append=query.size)
     return query_ids, np.repeat(block_codes, lengths)
@@ -124,7 +129,7 @@ def _rows_of(query_ids: np.ndarray, query: np.ndarray) -> np.ndarray:
     """Each entry's index in the sorted `query_ids`, -1 where its query is not there (looked up per block)."""
     if query.size == 0:
         return np.zeros(0, dtype=np.int64)
-    heads = np.flatnonzero(np.concatenate(([True], query[1:] != query[:-1])))
+    heads = _block_heads(query)
     found = np.searchsorted(query_ids, query[heads]) if len(query_ids) else np.zeros(heads.size, np.int64)
     found = np.minimum(found, max(len(query_ids) - 1, 0))
     present = query_ids[found] == query[heads] if len(query_ids) else np.zeros(heads.size, bool)
@@ -136,7 +141,7 @@ def _positions_within(rows: np.ndarray, n_rows: int) -> tuple[np.ndarray, np.nda
     if rows.size == 0:
         return rows, rows, 0
     sizes = np.bincount(rows, minlength=n_rows)
-    heads = np.flatnonzero(np.concatenate(([True], rows[1:] != rows[:-1])))
+    heads = _block_heads(rows)
     if heads.size == np.count_nonzero(sizes):
         # Each row is one contiguous block (the usual file layout): no sort needed.
         return (
@@ -228,26 +233,3 @@ def _join(qrels: QrelsIndex, row_of_query: np.ndarray, run: Run, seed: int) -> n
             raise _Collision
     labels[matched] = qrels.label[entry]
     return labels
-
-
-def _ranked_order(rows: np.ndarray, score: np.ndarray, document: np.ndarray) -> np.ndarray | None:
-    """The order that groups entries by row, each row by score descending, ties by document id descending;
-    None when they are in that order already, as runs nearly always are (checked in one pass)."""
-    if _in_ranked_order(rows, score, document):
-        return None
-    return np.lexsort((document, score, -rows))[::-1]
-
-
-def _in_ranked_order(rows: np.ndarray, score: np.ndarray, document: np.ndarray) -> bool:
-    if rows.size < 2:
-        return True
-    same_row = rows[1:] == rows[:-1]
-    # Each row's entries must be one contiguous block.
-    if np.count_nonzero(~same_row) + 1 != np.count_nonzero(np.bincount(rows)):
-        return False
-    lower = score[1:] < score[:-1]
-    tied = same_row & (score[1:] == score[:-1])
-    if not (~same_row | lower | tied).all():
-        return False
-    tied_at = np.flatnonzero(tied)
-    return bool((document[tied_at + 1] < document[tied_at]).all())

@@ -69,16 +69,44 @@ def read_run(path: str | Path) -> Run:
     return Run(query, document, _as_numbers(score, line, str(path), "score"), line, str(path))
 
 
-def read_run_rankings(path: str | Path) -> dict[str, dict[str, list[str]]]:
+def read_run_rankings(path: str | Path) -> dict[str, list[str]]:
     """A run as rankings: query id → document ids, by score descending, ties by document id descending."""
     run = read_run(path)
-    order = np.lexsort((run.document, run.score, _descending_codes(run.query)))[::-1]
-    if run.query.size:
-        _refuse_duplicates(run.query[order], run.document[order], run.line[order], run.path, "document")
-    rankings: dict[str, dict[str, list[str]]] = {}
-    for query, document in zip(run.query[order].tolist(), run.document[order].tolist(), strict=True):
-        rankings.setdefault(query.decode(), []).append(document.decode())
+    _, rows = np.unique(run.query, return_inverse=True)
+    # Sorted by query and document, a document listed twice for a query sits beside its twin.
+    by_document = np.lexsort((run.document, rows))
+    _refuse_duplicates(
+        run.query[by_document], run.document[by_document], run.line[by_document], run.path, "document"
+    )
+    order = ranked_order(rows, run.score, run.document)
+    query, document = (run.query, run.document) if order is None else (run.query[order], run.document[order])
+    rankings: dict[str, list[str]] = {}
+    for query_id, document_id in zip(query.tolist(), document.tolist(), strict=True):
+        rankings.setdefault(query_id.decode(), []).append(document_id.decode())
     return rankings
+
+
+def ranked_order(rows: np.ndarray, score: np.ndarray, document: np.ndarray) -> np.ndarray | None:
+    """The order that groups entries by row, each row by score descending, ties by document id descending
+    (trec_eval's); None when they are in that order already, as runs nearly always are (one pass checks)."""
+    if _in_ranked_order(rows, score, document):
+        return None
+    return np.lexsort((document, score, -rows))[::-1]
+
+
+def _in_ranked_order(rows: np.ndarray, score: np.ndarray, document: np.ndarray) -> bool:
+    if rows.size < 2:
+        return True
+    same_row = rows[1:] == rows[:-1]
+    # Each row's entries must be one contiguous block.
+    if np.count_nonzero(~same_row) + 1 != np.count_nonzero(np.bincount(rows)):
+        return False
+    lower = score[1:] < score[:-1]
+    tied = same_row & (score[1:] == score[:-1])
+    if not (~same_row | lower | tied).all():
+        return False
+    tied_at = np.flatnonzero(tied)
+    return bool((document[tied_at + 1] < document[tied_at]).all())
 
 
 def write_qrels(out: TextIO, query_ids, document_ids, labels) -> None:
@@ -87,12 +115,6 @@ def write_qrels(out: TextIO, query_ids, document_ids, labels) -> None:
         label = float(label)
         text = str(int(label)) if label.is_integer() else repr(label)
         out.write(f"{query} 0 {document} {text}\n")
-
-
-def _descending_codes(values: np.ndarray) -> np.ndarray:
-    """Integer codes that sort in the reverse order of `values`, so one `[::-1]` makes them ascending."""
-    _, codes = np.unique(values, return_inverse=True)
-    return -codes
 
 
 def _refuse_duplicates(query, document, line, path: str, what: str) -> None:

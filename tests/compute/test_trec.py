@@ -183,3 +183,12 @@ def test_single_separated_files_read_like_any_other_layout(tmp_path):
         assert getattr(simple, column).tolist() == getattr(spaced, column).tolist()
     with pytest.raises(TrecFormatError, match=r"simple2:3: expected 6 fields, found 7"):
         read_run(write(tmp_path / "simple2", lines[:2] + [lines[2] + " extra"] + lines[3:5]))
+
+
+def test_run_rankings_refuse_a_document_listed_twice_anywhere_in_its_query(tmp_path):
+    # The twin lines are not neighbours once ranked by score: b sits between them.
+    path = write(tmp_path / "run", ["1 Q0 a 1 3 t", "1 Q0 b 2 2 t", "1 Q0 a 3 1 t"])
+    with pytest.raises(
+        TrecFormatError, match=r"run:3: document 'a' appears twice for query '1' \(also on line 1\)"
+    ):
+        read_run_rankings(path)
