@@ -1,8 +1,5 @@
 """A reviewer settles a disagreement from the review queue with the keyboard, in Chromium."""
 
-import os
-from pathlib import Path
-
 import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
@@ -12,46 +9,15 @@ from annotation.bundle import JudgmentRow
 from annotation.models import Adjudication, Judgment, LabelRevision, RelevanceTask
 from annotation.services.label_import import labels_import
 
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-CHROMIUM = "/usr/bin/chromium"
 PASSWORD = "pw-reviewer-1"
 
 pytestmark = pytest.mark.browser
 
 
-def _browser_available() -> None:
-    if Path(CHROMIUM).exists():
-        return
-    reason = f"{CHROMIUM} is missing"
-    if os.environ.get("REQUIRE_BROWSER") == "1":
-        pytest.fail(reason)
-    print(f"skipping browser test: {reason}")
-    pytest.skip(reason)
-
-
-@pytest.fixture
-def page():
-    _browser_available()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
-        context = browser.new_context(viewport={"width": 1280, "height": 900})
-        yield context.new_page()
-        browser.close()
-
-
-@pytest.fixture
-def shots() -> Path:
-    folder = Path(os.environ.get("SCREENSHOT_DIR", "/tmp/judgeboard-screenshots"))
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
-
-
-def test_reviewer_settles_a_disagreement_by_keyboard(live_server, transactional_db, campaign, page, shots):
+def test_reviewer_settles_a_disagreement_by_keyboard(
+    live_server, transactional_db, campaign, browser_page, screenshot_dir
+):
+    page, shots = browser_page, screenshot_dir
     labels_import(
         campaign=campaign,
         judgments=[
