@@ -1,4 +1,4 @@
-"""Parsing of campaign bundles and judgment files into plain dataclasses.
+"""Parsing of campaign bundles, TREC runs and judgment files into plain data.
 
 Nothing here touches the database: a file is read and checked whole, so that an import either has every
 problem located (file, line, field) before anything is written, or writes everything.
@@ -12,6 +12,7 @@ from annotation.errors import InputError
 from annotation.errors import InputErrorCode as Code
 from annotation.models import (
     Aggregation,
+    Document,
     Gain,
     GSBScale,
     RankingModel,
@@ -19,6 +20,7 @@ from annotation.models import (
     default_cutoffs,
     default_scale,
 )
+from metrics.compute.trec import TrecFormatError, read_run_rankings
 
 SETTING_DEFAULTS: dict[str, Any] = {
     "overlap": 3,
@@ -213,6 +215,25 @@ def parse_settings(raw: Any, reader: _Reader) -> dict[str, Any]:
     return settings
 
 
+CAMPAIGN_TEXTS = ("description", "guidelines")
+
+
+def parse_campaign_change(data: Any, current: dict[str, Any], source: str) -> dict[str, Any]:
+    """A change to a campaign (`description`, `guidelines` and any of `settings`), checked whole against
+    its current settings; returns the changed fields only."""
+    reader = _Reader(source)
+    data = reader.obj(data, "(top level)")
+    unknown = sorted(set(data) - {*CAMPAIGN_TEXTS, "settings"})
+    if unknown:
+        message = f"cannot be changed here ({', '.join([*CAMPAIGN_TEXTS, 'settings'])} can)"
+        raise reader.error(Code.INVALID_VALUE, unknown[0], message)
+    changes = {key: reader.text(data, key, key, required=False) for key in CAMPAIGN_TEXTS if key in data}
+    raw = reader.obj(data.get("settings") or {}, "settings")
+    settings = parse_settings({**current, **raw}, reader)
+    changes.update({key: settings[key] for key in raw})
+    return changes
+
+
 def parse_bundle(data: Any, source: str, *, require_rankings: bool = True) -> CampaignBundle:
     """Check a decoded bundle whole and return it as dataclasses; raise `InputError` at the first problem."""
     reader = _Reader(source)
@@ -364,6 +385,25 @@ def _parse_gold(items: list, bundle: CampaignBundle, reader: _Reader) -> None:
             if verdict not in Verdict.values:
                 raise reader.error(Code.INVALID_VALUE, f"{path}.verdict", "must be 'good', 'same' or 'bad'")
             bundle.gold_verdicts[query, model] = verdict
+
+
+def load_run(path: str, source: str) -> dict[str, list[str]]:
+    """A TREC run file as rankings (query id → document ids in rank order), checked for what a campaign
+    can store; every problem names `source` and, where there is one, the line."""
+    try:
+        rankings = read_run_rankings(path)
+    except TrecFormatError as exc:
+        raise InputError(Code.MALFORMED, exc.message, source=source, line=exc.line, field="run") from None
+    except UnicodeDecodeError:
+        raise InputError(Code.MALFORMED, "not UTF-8 text", source=source, field="run") from None
+    if not rankings:
+        raise InputError(Code.INVALID_VALUE, "the run is empty", source=source, field="run")
+    longest = Document._meta.get_field("external_id").max_length
+    too_long = next((doc for docs in rankings.values() for doc in docs if len(doc) > longest), None)
+    if too_long is not None:
+        message = f"document id {too_long[:40]!r}... is longer than {longest} characters"
+        raise InputError(Code.INVALID_VALUE, message, source=source, field="run")
+    return rankings
 
 
 def parse_judgment_lines(

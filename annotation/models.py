@@ -4,9 +4,17 @@ Invariants the database can keep are constraints here; everything that changes s
 `annotation.services`, never through `save()` overrides or signals.
 """
 
+import random
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+
+SHUFFLE_KEYS = 2**31
+
+
+def random_shuffle_key() -> int:
+    return random.randrange(SHUFFLE_KEYS)
 
 
 def default_scale() -> list[dict]:
@@ -185,7 +193,25 @@ class Ranking(models.Model):
         return f"{self.model_id}/{self.query_id} #{self.rank}: {self.document_id}"
 
 
-class RelevanceTask(models.Model):
+class HandedOutTask(models.Model):
+    """What the assignment services keep on every kind of task to hand it out in one index lookup."""
+
+    slots_spent = models.PositiveIntegerField(
+        default=0,
+        editable=False,
+        help_text="Labels plus leases not yet given back, kept by the assignment services.",
+    )
+    shuffle_key = models.IntegerField(
+        default=random_shuffle_key,
+        editable=False,
+        help_text="A random position; tasks are handed out from random points of this order.",
+    )
+
+    class Meta:
+        abstract = True
+
+
+class RelevanceTask(HandedOutTask):
     """A pooled (query, document) pair to grade; shared by every model that retrieved it."""
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="relevance_tasks")
@@ -198,12 +224,13 @@ class RelevanceTask(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["query", "document"], name="relevance_task_pair_unique"),
         ]
+        indexes = [models.Index(fields=["campaign", "shuffle_key"], name="relevance_task_shuffle")]
 
     def __str__(self):
         return f"{self.query.external_id} / {self.document.external_id}"
 
 
-class SideBySideTask(models.Model):
+class SideBySideTask(HandedOutTask):
     """The online model's list against one experimental model's list for a query."""
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="side_by_side_tasks")
@@ -219,6 +246,7 @@ class SideBySideTask(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["query", "experimental_model"], name="side_by_side_task_unique"),
         ]
+        indexes = [models.Index(fields=["campaign", "shuffle_key"], name="side_by_side_task_shuffle")]
 
     def __str__(self):
         return f"{self.query.external_id} / {self.experimental_model.name}"
@@ -288,17 +316,21 @@ class Preference(models.Model):
 class Assignment(models.Model):
     """A task handed to an annotator: a lease until it is submitted, skipped or expires.
 
-    A task's open slots are its overlap less its submitted and live leased assignments.
+    A task's open slots are its overlap less its `slots_spent`: labels and leases not yet given back. A lease
+    past `expires_at` holds its slot until the next hand-out marks it expired and gives the slot back.
     """
 
     class Status(models.TextChoices):
         LEASED = "leased", "Leased"
         SUBMITTED = "submitted", "Submitted"
         SKIPPED = "skipped", "Skipped"
+        EXPIRED = "expired", "Expired"
 
     annotator = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="assignments"
     )
+    # The task's campaign, kept here so that "this annotator's leases in this campaign" is one index lookup.
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="assignments")
     relevance_task = models.ForeignKey(
         RelevanceTask, null=True, blank=True, on_delete=models.CASCADE, related_name="assignments"
     )
@@ -338,7 +370,10 @@ class Assignment(models.Model):
         indexes = [
             models.Index(fields=["relevance_task", "status"], name="assignment_rel_status"),
             models.Index(fields=["side_by_side_task", "status"], name="assignment_sbs_status"),
-            models.Index(fields=["annotator", "status"], name="assignment_annotator_status"),
+            models.Index(fields=["annotator", "campaign", "status"], name="assignment_annotator_status"),
+            models.Index(
+                fields=["expires_at"], condition=Q(status="leased"), name="assignment_leased_expiry"
+            ),
         ]
 
     def __str__(self):

@@ -1,6 +1,5 @@
 """Reads of the annotation domain: a few queries each, returning rows or plain data."""
 
-import random
 from collections.abc import Iterator
 from dataclasses import dataclass
 from urllib.parse import urlsplit
@@ -8,10 +7,8 @@ from urllib.parse import urlsplit
 from django.contrib.auth import get_user_model
 from django.db import models
 from django.db.models import (
-    BigIntegerField,
     Count,
     Exists,
-    ExpressionWrapper,
     F,
     OuterRef,
     Q,
@@ -120,7 +117,6 @@ RELEVANCE = TaskKind("relevance", RelevanceTask, Judgment, "relevance_task", "ov
 SIDE_BY_SIDE = TaskKind("side_by_side", SideBySideTask, Preference, "side_by_side_task", "gsb_overlap")
 TASK_KINDS = (RELEVANCE, SIDE_BY_SIDE)  # the order tasks are handed out in
 
-ORDER_PRIME = 2_147_483_647  # (pk * a + b) mod p: a shuffle of task ids that needs no random() in SQL
 # Keys for grades outside 0-9; none of g s u c m, which the workbench uses.
 GRADE_LETTER_KEYS = "xzvbnqwertyiop"
 
@@ -133,57 +129,48 @@ def _count(queryset, field: str):
     return Coalesce(Subquery(queryset.order_by().values(field).annotate(n=Count("pk")).values("n")[:1]), 0)
 
 
-def _slots_taken(kind: TaskKind, now):
-    """Labels plus live leases of the outer task: what its overlap is spent on."""
-    labels = kind.label_model.objects.filter(task=OuterRef("pk"))
-    leases = Assignment.objects.filter(
-        status=Assignment.Status.LEASED, expires_at__gt=now, **{kind.assignment_field: OuterRef("pk")}
-    )
-    return _count(labels, "task") + _count(leases, kind.assignment_field)
-
-
-def task_slots_taken(*, task, now) -> int:
-    kind = task_kind(task)
-    labels = kind.label_model.objects.filter(task=task).count()
-    leases = Assignment.objects.filter(
-        status=Assignment.Status.LEASED, expires_at__gt=now, **{kind.assignment_field: task}
-    ).count()
-    return labels + leases
-
-
-def _tasks_open(*, kind: TaskKind, annotator, now) -> QuerySet:
-    """Tasks of every campaign the annotator may still be given: unlabelled by them, never submitted or
-    skipped by them (an expired lease of theirs may be renewed), with a slot left."""
+def _tasks_unseen(*, kind: TaskKind, annotator, now) -> QuerySet:
+    """Tasks the annotator may still be given, slots aside: unlabelled by them, never submitted or skipped
+    by them (an expired lease of theirs may be renewed), and not answered automatically."""
+    renewable = Q(status=Assignment.Status.EXPIRED) | Q(status=Assignment.Status.LEASED, expires_at__lte=now)
     mine = Assignment.objects.filter(annotator=annotator, **{kind.assignment_field: OuterRef("pk")}).exclude(
-        status=Assignment.Status.LEASED, expires_at__lte=now
+        renewable
     )
     labelled = kind.label_model.objects.filter(task=OuterRef("pk"), annotator=annotator)
     tasks = kind.model.objects.filter(~Exists(mine), ~Exists(labelled))
     if kind.is_side_by_side:
         tasks = tasks.exclude(lists_identical=True, campaign__auto_same_identical=True)
-    return tasks.alias(taken=_slots_taken(kind, now)).filter(taken__lt=F(f"campaign__{kind.overlap_field}"))
+    return tasks
 
 
-def tasks_available(*, kind: TaskKind, annotator, now) -> QuerySet:
-    """`_tasks_open` in the annotator's own order, fixed per annotator so a reload changes nothing."""
-    rng = random.Random(f"task-order:{annotator.pk}")
-    a, b = rng.randrange(1, ORDER_PRIME), rng.randrange(ORDER_PRIME)
-    order = ExpressionWrapper((F("pk") * a + b) % ORDER_PRIME, output_field=BigIntegerField())
-    return _tasks_open(kind=kind, annotator=annotator, now=now).alias(order=order).order_by("order", "pk")
+def _tasks_open(*, kind: TaskKind, annotator, now) -> QuerySet:
+    """`_tasks_unseen` of every campaign, with a slot left."""
+    tasks = _tasks_unseen(kind=kind, annotator=annotator, now=now)
+    return tasks.filter(slots_spent__lt=F(f"campaign__{kind.overlap_field}"))
 
 
-def in_campaign(campaign: Campaign) -> Q:
-    """Assignments of a campaign, whichever kind of task they hold."""
-    return Q(relevance_task__campaign=campaign) | Q(side_by_side_task__campaign=campaign)
+def task_candidates(*, kind: TaskKind, campaign: Campaign, annotator, now, start: int) -> list[QuerySet]:
+    """The campaign's open tasks for the annotator from `start` of the shuffle order on, then those before it.
+
+    With a random `start` per hand-out every annotator meets the tasks in a random order of their own, and
+    each query is a walk of the (campaign, shuffle_key) index that stops at the first open task, instead of
+    a sort of the whole campaign.
+    """
+    tasks = _tasks_unseen(kind=kind, annotator=annotator, now=now).filter(
+        campaign=campaign, slots_spent__lt=getattr(campaign, kind.overlap_field)
+    )
+    return [
+        tasks.filter(shuffle_key__gte=start).order_by("shuffle_key"),
+        tasks.filter(shuffle_key__lt=start).order_by("shuffle_key"),
+    ]
 
 
-def _assignment_campaign():
-    return Coalesce("relevance_task__campaign", "side_by_side_task__campaign")
-
-
-def _annotator_progress(*, annotator, campaign_ids: list[int]) -> dict[int, dict]:
+def _annotator_progress(*, annotator, campaign_ids: list[int], remaining: bool) -> dict[int, dict]:
+    """Done and skipped per campaign; with `remaining`, also what the annotator could still be given (their
+    live lease included), a count over every open task of the campaigns."""
     now = timezone.now()
-    progress = {pk: {"done": 0, "remaining": 0, "skipped": 0} for pk in campaign_ids}
+    first = {"done": 0, "skipped": 0} | ({"remaining": 0} if remaining else {})
+    progress = {pk: dict(first) for pk in campaign_ids}
     for label_model in (Judgment, Preference):
         done = (
             label_model.objects.filter(annotator=annotator, task__campaign__in=campaign_ids)
@@ -195,7 +182,6 @@ def _annotator_progress(*, annotator, campaign_ids: list[int]) -> dict[int, dict
             progress[row["task__campaign"]]["done"] += row["n"]
     assignments = (
         Assignment.objects.filter(annotator=annotator, status__in=["leased", "skipped"])
-        .annotate(campaign=_assignment_campaign())
         .filter(campaign__in=campaign_ids)
         .order_by()
         .values("campaign")
@@ -206,7 +192,10 @@ def _annotator_progress(*, annotator, campaign_ids: list[int]) -> dict[int, dict
     )
     for row in assignments:
         progress[row["campaign"]]["skipped"] = row["skipped"]
-        progress[row["campaign"]]["remaining"] += row["live"]
+        if remaining:
+            progress[row["campaign"]]["remaining"] += row["live"]
+    if not remaining:
+        return progress
     for kind in TASK_KINDS:
         available = (
             _tasks_open(kind=kind, annotator=annotator, now=now)
@@ -223,18 +212,20 @@ def _annotator_progress(*, annotator, campaign_ids: list[int]) -> dict[int, dict
 def annotator_campaigns(*, annotator) -> list[dict]:
     """Every campaign with the annotator's own progress; remaining counts what they could still be given."""
     campaigns = list(Campaign.objects.all())
-    progress = _annotator_progress(annotator=annotator, campaign_ids=[c.pk for c in campaigns])
+    ids = [campaign.pk for campaign in campaigns]
+    progress = _annotator_progress(annotator=annotator, campaign_ids=ids, remaining=True)
     return [{"campaign": campaign, **progress[campaign.pk]} for campaign in campaigns]
 
 
-def annotator_campaign_progress(*, annotator, campaign: Campaign) -> dict:
-    return _annotator_progress(annotator=annotator, campaign_ids=[campaign.pk])[campaign.pk]
+def annotator_task_progress(*, annotator, campaign: Campaign) -> dict:
+    """Done and skipped only: shown with every task, so nothing here may grow with the campaign's size."""
+    return _annotator_progress(annotator=annotator, campaign_ids=[campaign.pk], remaining=False)[campaign.pk]
 
 
 def assignment_get(*, annotator, campaign: Campaign, pk: int) -> Assignment | None:
     return (
         Assignment.objects.filter(
-            in_campaign(campaign),
+            campaign=campaign,
             pk=pk,
             annotator=annotator,
         )
@@ -246,7 +237,7 @@ def assignment_get(*, annotator, campaign: Campaign, pk: int) -> Assignment | No
 def assignment_previous(*, annotator, campaign: Campaign, before: Assignment) -> Assignment | None:
     """The submitted task the annotator finished last before `before` (any, when `before` is unfinished)."""
     previous = Assignment.objects.filter(
-        in_campaign(campaign),
+        campaign=campaign,
         annotator=annotator,
         status=Assignment.Status.SUBMITTED,
     ).exclude(pk=before.pk)
@@ -279,9 +270,11 @@ def _scale_view(scale: list[dict]) -> list[dict]:
 def task_view(*, assignment: Assignment) -> dict:
     """What the workbench shows for an assignment: texts only, never a model's name, role or id; with the
     annotator's progress and the task to go back to."""
-    task = assignment.task
+    kind = SIDE_BY_SIDE if assignment.side_by_side_task_id else RELEVANCE
+    related = ("campaign", "query", "document") if kind is RELEVANCE else ("campaign", "query")
+    task_id = getattr(assignment, f"{kind.assignment_field}_id")
+    task = kind.model.objects.select_related(*related).get(pk=task_id)  # one query, not three
     campaign = task.campaign
-    kind = task_kind(task)
     view = {
         "kind": kind.name,
         "assignment_id": assignment.pk,
@@ -290,7 +283,7 @@ def task_view(*, assignment: Assignment) -> dict:
         "campaign": {"id": campaign.pk, "name": campaign.name, "guidelines": campaign.guidelines},
         "query": {"text": task.query.text, "description": task.query.description},
         "current": None,
-        "progress": annotator_campaign_progress(annotator=assignment.annotator, campaign=campaign),
+        "progress": annotator_task_progress(annotator=assignment.annotator, campaign=campaign),
     }
     previous = assignment_previous(annotator=assignment.annotator, campaign=campaign, before=assignment)
     view["previous_id"] = previous.pk if previous else None
@@ -351,7 +344,7 @@ def campaign_progress(*, campaign: Campaign) -> dict:
         for item in counts:
             row(item["annotator"])[key] = item["n"]
     assignments = (
-        Assignment.objects.filter(in_campaign(campaign))
+        Assignment.objects.filter(campaign=campaign)
         .order_by()
         .values("annotator")
         .annotate(

@@ -1,11 +1,13 @@
 """Time `manage.py evaluate` against pytrec_eval and ranx on the same TREC files, whole processes.
 
-    .venv/bin/python bench/evaluate.py [--queries 100000] [--docs 100] [--repeat 3]
+    .venv/bin/python bench/evaluate.py [--queries 100000] [--docs 100] [--repeat 3] [--skip-ranx]
 
 Generates (once, cached in bench/out/) a run of QUERIES × DOCS documents with distinct scores and qrels
 that judge 90% of them (labels 0–3, half of them 0). Then runs each evaluator REPEAT times as its own
-process, nDCG@10 and nDCG with linear gain (trec_eval's): our command; pytrec_eval-terrier, parsing the files
-in Python and calling `RelevanceEvaluator`; ranx, `Qrels.from_file`, `Run.from_file` and `evaluate`. It
+process, the evaluators taking turns in each round, nDCG@10 and nDCG with linear gain (trec_eval's): our
+command (which reads the qrels on a second thread; the peak memory counts every thread); pytrec_eval-terrier,
+parsing the files in Python and calling `RelevanceEvaluator`; ranx, `Qrels.from_file`, `Run.from_file` and
+`evaluate`. It
 prints the median wall time and the peak resident memory of each, the ratios to pytrec_eval, and checks
 that the three agree on the means. A second part times the compute step alone (`evaluate_ranked`) on
 10 million in-memory entries. Targets: wall ≤ 0.25 × and memory ≤ 0.5 × pytrec_eval's; compute < 1 s.
@@ -88,8 +90,10 @@ def generate(queries: int, docs: int) -> tuple[Path, Path]:
     return qrels_path, run_path
 
 
-def run_process(command: list[str]) -> tuple[float, int, str]:
-    """Wall seconds, the child's own peak resident KiB (from wait4) and its standard output."""
+def run_process(command: list[str]) -> tuple[float, float, int, str]:
+    """Wall seconds, CPU seconds (user + system, all threads), the child's peak resident KiB (from wait4:
+    all its threads; the evaluators here start no processes of their own, which wait4 would not add up)
+    and its standard output."""
     start = time.perf_counter()
     process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     out = process.stdout.read()
@@ -98,7 +102,7 @@ def run_process(command: list[str]) -> tuple[float, int, str]:
     elapsed = time.perf_counter() - start
     if os.waitstatus_to_exitcode(status):
         raise SystemExit(f"{' '.join(command[:3])} failed:\n{err.decode()}")
-    return elapsed, usage.ru_maxrss, out.decode()
+    return elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss, out.decode()
 
 
 def compute_step(entries: int) -> float:
@@ -123,6 +127,9 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=100_000)
     parser.add_argument("--docs", type=int, default=100)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument(
+        "--skip-ranx", action="store_true", help="leave ranx out (≈1 min a run; for quick iterations only)"
+    )
     args = parser.parse_args()
     qrels, run = generate(args.queries, args.docs)
     print(
@@ -148,29 +155,37 @@ def main() -> None:
         "pytrec_eval": [python, "-c", PYTREC, str(qrels), str(run)],
         "ranx": [python, "-c", RANX, str(qrels), str(run)],
     }
-    results = {}
-    for name, command in commands.items():
-        walls, peaks, means = [], [], None
-        for _ in range(args.repeat):
-            wall, peak, out = run_process(command)
-            walls.append(wall)
-            peaks.append(peak)
+    if args.skip_ranx:
+        del commands["ranx"]
+    # Interleaved (each evaluator once per round), so a change in the machine's load hits all of them alike.
+    walls, cpus, peaks, means = ({name: [] for name in commands} for _ in range(4))
+    for _ in range(args.repeat):
+        for name, command in commands.items():
+            wall, cpu, peak, out = run_process(command)
+            walls[name].append(wall)
+            cpus[name].append(cpu)
+            peaks[name].append(peak)
             parsed = json.loads(out)
-            means = parsed["runs"][str(run)]["aggregate"] if name == "judgeboard" else parsed
-        results[name] = (statistics.median(walls), max(peaks), means)
+            means[name].append(parsed["runs"][str(run)]["aggregate"] if name == "judgeboard" else parsed)
+    results = {}
+    for name in commands:
+        wall, peak, mean = statistics.median(walls[name]), max(peaks[name]), means[name][-1]
+        results[name] = (wall, peak, mean, statistics.median(cpus[name]))
         print(
-            f"{name:12s} wall {statistics.median(walls):7.2f} s  peak {max(peaks) / 1024:7.0f} MiB  "
-            f"nDCG@10 {means['nDCG@10']:.6f}  nDCG {means['nDCG']:.6f}"
+            f"{name:12s} wall {wall:7.2f} s  cpu {results[name][3]:7.2f} s  peak {peak / 1024:7.0f} MiB  "
+            f"nDCG@10 {mean['nDCG@10']:.6f}  "
+            f"nDCG {mean['nDCG']:.6f}  (walls: {', '.join(f'{w:.2f}' for w in walls[name])})"
         )
     ours, theirs = results["judgeboard"], results["pytrec_eval"]
     print(
         f"ratio to pytrec_eval: wall {ours[0] / theirs[0]:.3f} (target ≤ 0.25), "
-        f"memory {ours[1] / theirs[1]:.3f} (target ≤ 0.5)"
+        f"memory {ours[1] / theirs[1]:.3f} (target ≤ 0.5), cpu {ours[3] / theirs[3]:.3f}"
     )
-    print(
-        f"ratio to ranx:        wall {ours[0] / results['ranx'][0]:.3f}, "
-        f"memory {ours[1] / results['ranx'][1]:.3f}"
-    )
+    if "ranx" in results:
+        print(
+            f"ratio to ranx:        wall {ours[0] / results['ranx'][0]:.3f}, "
+            f"memory {ours[1] / results['ranx'][1]:.3f}"
+        )
     for measure in ("nDCG@10", "nDCG"):
         values = [result[2][measure] for result in results.values()]
         agree = max(values) - min(values) < 1e-6

@@ -1,8 +1,9 @@
 """Time the full JSON launch report of a large campaign against a bare fetch of its judgment rows.
 
-    .venv/bin/python bench/report.py [--queries 10000] [--repeat 3] [--profile]
+    .venv/bin/python bench/report.py [--queries 10000] [--repeat 3] [--profile] [--database NAME] [--keep]
 
-Builds, in its own database (judgeboard_bench_report on BENCH_PG's server, created and dropped here), a
+Builds, in its own database (--database, default judgeboard_bench_report, on BENCH_PG's server; created and
+dropped here unless --keep, and reused when --keep left one with the same number of queries), a
 campaign of 10,000 queries, 2 models ranking the same 20 pooled documents per query in different orders,
 3 annotators grading every pooled pair (600,000 judgments) and judging every side-by-side task (30,000
 verdicts), written with COPY. Then, in the same process and alternating, it times:
@@ -52,7 +53,7 @@ def build_campaign(n_queries: int):
     from django.contrib.auth import get_user_model
     from django.db import connection, transaction
 
-    from annotation.models import Campaign, RankingModel
+    from annotation.models import SHUFFLE_KEYS, Campaign, RankingModel
 
     rng = np.random.default_rng(5)
     now = datetime.now(UTC)
@@ -77,6 +78,9 @@ def build_campaign(n_queries: int):
             experimental.pk: np.argsort(-(truth + rng.normal(0, 1.0, truth.shape)), axis=1),
         }
         raw = connection.connection.cursor()
+        # Every task has all its labels (ANNOTATORS slots spent) and a random place in the hand-out order;
+        # its own generator leaves the campaign as before.
+        shuffle = np.random.default_rng(6).integers(0, SHUFFLE_KEYS, n_pairs)
         segments = np.array(["head", "torso", "tail"])[rng.integers(0, 3, n_queries)]
         copy_rows(
             raw,
@@ -108,8 +112,11 @@ def build_campaign(n_queries: int):
         copy_rows(
             raw,
             "annotation_relevancetask",
-            ["id", "campaign_id", "query_id", "document_id"],
-            ((t + 1, campaign.pk, int(query[t]) + 1, t + 1) for t in range(n_pairs)),
+            ["id", "campaign_id", "query_id", "document_id", "slots_spent", "shuffle_key"],
+            (
+                (t + 1, campaign.pk, int(query[t]) + 1, t + 1, ANNOTATORS, int(shuffle[t]))
+                for t in range(n_pairs)
+            ),
         )
         flat_truth = truth.ravel()
         grade = np.where(
@@ -134,8 +141,29 @@ def build_campaign(n_queries: int):
         copy_rows(
             raw,
             "annotation_sidebysidetask",
-            ["id", "campaign_id", "query_id", "experimental_model_id", "lists_identical", "gold_verdict"],
-            ((q + 1, campaign.pk, q + 1, experimental.pk, bool(identical[q]), "") for q in range(n_queries)),
+            [
+                "id",
+                "campaign_id",
+                "query_id",
+                "experimental_model_id",
+                "lists_identical",
+                "gold_verdict",
+                "slots_spent",
+                "shuffle_key",
+            ],
+            (
+                (
+                    q + 1,
+                    campaign.pk,
+                    q + 1,
+                    experimental.pk,
+                    bool(identical[q]),
+                    "",
+                    ANNOTATORS,
+                    int(shuffle[q]),
+                )
+                for q in range(n_queries)
+            ),
         )
         noisy_gap = gap[None, :] + rng.normal(0, 1.5, (ANNOTATORS, n_queries))
         verdict = np.where(noisy_gap > 0.5, "good", np.where(noisy_gap < -0.5, "bad", "same"))
@@ -206,10 +234,15 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--profile", action="store_true", help="print the report's cProfile top 25 once")
+    parser.add_argument("--database", default=DATABASE, help="database to build in (its own: it is dropped)")
+    parser.add_argument("--keep", action="store_true", help="keep the database, and reuse a kept one")
     args = parser.parse_args()
-    os.environ.update({"DATABASE_URL": f"{SERVER}/{DATABASE}", "DEBUG": "1"})
-    psql(f"DROP DATABASE IF EXISTS {DATABASE} WITH (FORCE)")
-    psql(f"CREATE DATABASE {DATABASE}")
+    database = args.database
+    os.environ.update({"DATABASE_URL": f"{SERVER}/{database}", "DEBUG": "1"})
+    kept = args.keep and psql(f"SELECT 1 FROM pg_database WHERE datname = '{database}'").strip() == "1"
+    if not kept:
+        psql(f"DROP DATABASE IF EXISTS {database} WITH (FORCE)")
+        psql(f"CREATE DATABASE {database}")
     try:
         subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, check=True)
         sys.path.insert(0, str(ROOT))
@@ -217,8 +250,16 @@ def main() -> None:
         import django
 
         django.setup()
-        build_seconds, campaign = timed(build_campaign, args.queries)
-        print(f"built in {build_seconds:.1f} s: {args.queries:,} queries")
+        from annotation.models import Campaign
+
+        campaign = Campaign.objects.filter(name="bench report").first() if kept else None
+        if campaign is None or campaign.queries.count() != args.queries:
+            if campaign is not None:
+                raise SystemExit(f"{database} holds another campaign size; drop it or use another --database")
+            build_seconds, campaign = timed(build_campaign, args.queries)
+            print(f"built in {build_seconds:.1f} s: {args.queries:,} queries")
+        else:
+            print(f"reusing the campaign in {database}: {args.queries:,} queries")
         if args.profile:
             import cProfile
             import pstats
@@ -238,7 +279,8 @@ def main() -> None:
 
         connection.close()
     finally:
-        psql(f"DROP DATABASE IF EXISTS {DATABASE} WITH (FORCE)")
+        if not args.keep:
+            psql(f"DROP DATABASE IF EXISTS {database} WITH (FORCE)")
     fetch, report = statistics.median(fetch_times), statistics.median(report_times)
     data, core = statistics.median(data_times), statistics.median(core_times)
     print(f"judgment rows: {n_rows:,}; JSON report: {n_bytes / 1e6:.1f} MB; medians of {args.repeat}")

@@ -1,15 +1,16 @@
 """Reads for metrics and launch decisions.
 
-A campaign's labels, rankings and verdicts come out in a few queries as NumPy columns (`values_list`, never
-model instances), indexed the way `metrics.compute` wants them: queries, tasks and annotators as 0-based
-indices. Nothing here depends on the number of queries or labels for its query count.
+A campaign's labels, rankings and verdicts come out in a few queries as NumPy columns (`values_list` of ids
+and numbers read by `metrics.columns.fetch_columns`, never model instances), indexed the way `metrics.compute`
+wants them: queries, tasks and annotators as 0-based indices.
+Nothing here depends on the number of queries or labels for its query count.
 """
 
 from dataclasses import dataclass
-from itertools import chain
 
 import numpy as np
-from django.db.models import Exists, OuterRef, Q
+from django.db.models import Case, Exists, F, IntegerField, OuterRef, When
+from django.db.models.functions import Cast
 
 from annotation.models import (
     Adjudication,
@@ -24,16 +25,11 @@ from annotation.models import (
     SideBySideTask,
     Verdict,
 )
+from metrics.columns import fetch_columns
 from metrics.compute.aggregation import aggregate_grades
 from metrics.compute.labels import TaskLabels
 
 VERDICT_VALUE = {Verdict.GOOD: 1.0, Verdict.SAME: 0.0, Verdict.BAD: -1.0}
-
-
-def _columns(rows: list[tuple], width: int, dtype=np.int64) -> list[np.ndarray]:
-    """Rows of numbers as `width` NumPy columns (fromiter over the flat rows: no per-row array)."""
-    flat = np.fromiter(chain.from_iterable(rows), dtype=dtype, count=len(rows) * width)
-    return list(flat.reshape(len(rows), width).T)
 
 
 @dataclass(frozen=True)
@@ -78,6 +74,7 @@ class RelevanceLabels:
     judgment_task: np.ndarray
     judgment_annotator: np.ndarray
     judgment_grade: np.ndarray
+    judgment_seconds: np.ndarray  # NaN where not recorded
     annotator_pk: np.ndarray
     gold: TaskLabels
     adjudication: TaskLabels
@@ -157,33 +154,27 @@ def campaign_models(*, campaign: Campaign) -> list[CampaignModel]:
 
 
 def campaign_relevance_labels(*, campaign: Campaign, queries: CampaignQueries) -> RelevanceLabels:
-    """Judgments, tasks, gold grades and adjudicated grades in four queries."""
-    judgment_rows = list(
+    """Judgments (with their seconds), tasks (with their gold grades) and adjudicated grades in three queries
+    of integer ids and numbers; the judgments' tasks are matched to the tasks by id in NumPy."""
+    judgment_task_pk, annotator_pk, grade, seconds = fetch_columns(
         Judgment.objects.filter(task__campaign=campaign)
         .order_by()
-        .values_list("task_id", "annotator_id", "grade")
+        .values_list("task_id", "annotator_id", "grade", "seconds_spent"),
+        "iiif",
     )
-    judgment_task_pk, annotator_pk, grade = _columns(judgment_rows, 3)
-    del judgment_rows
-    task_rows = list(
+    task_pk, task_query_pk, task_document, gold_grade = fetch_columns(
         RelevanceTask.objects.filter(campaign=campaign)
         .order_by("pk")
-        .values_list("pk", "query_id", "document_id")
+        .values_list("pk", "query_id", "document_id", "gold_grade"),
+        "iiif",
     )
-    task_pk, task_query_pk, task_document = _columns(task_rows, 3)
-    del task_rows
-    gold_rows = list(
-        RelevanceTask.objects.filter(campaign=campaign, gold_grade__isnull=False)
-        .order_by()
-        .values_list("pk", "gold_grade")
-    )
-    gold_pk, gold_grade = _columns(gold_rows, 2)
-    adjudication_rows = list(
+    adjudicated_pk, adjudicated_grade = fetch_columns(
         Adjudication.objects.filter(relevance_task__campaign=campaign)
         .order_by()
-        .values_list("relevance_task_id", "grade")
+        .values_list("relevance_task_id", "grade"),
+        "ii",
     )
-    adjudicated_pk, adjudicated_grade = _columns(adjudication_rows, 2)
+    gold = np.flatnonzero(~np.isnan(gold_grade))
     annotators, annotator_index = np.unique(annotator_pk, return_inverse=True)
     return RelevanceLabels(
         task_pk=task_pk,
@@ -192,8 +183,9 @@ def campaign_relevance_labels(*, campaign: Campaign, queries: CampaignQueries) -
         judgment_task=np.searchsorted(task_pk, judgment_task_pk),
         judgment_annotator=annotator_index,
         judgment_grade=grade.astype(float),
+        judgment_seconds=seconds,
         annotator_pk=annotators,
-        gold=TaskLabels(np.searchsorted(task_pk, gold_pk), gold_grade.astype(float)),
+        gold=TaskLabels(gold, gold_grade[gold]),
         adjudication=TaskLabels(np.searchsorted(task_pk, adjudicated_pk), adjudicated_grade.astype(float)),
     )
 
@@ -203,16 +195,20 @@ def campaign_ranking_rows(
 ) -> RankingRows:
     """Every model's top `depth`, plus any deeper document that has a relevance task (it may carry a label).
 
-    Deeper unjudged documents have gain 0 and cannot change any measure but Judged@k beyond `depth`.
+    Deeper unjudged documents have gain 0 and cannot change any measure but Judged@k beyond `depth`. One
+    query: the top rows by the (model, query, rank) index, and the deeper ones joined to their task (a join,
+    not a per-row EXISTS).
     """
-    judged = RelevanceTask.objects.filter(query_id=OuterRef("query_id"), document_id=OuterRef("document_id"))
-    rows = list(
-        Ranking.objects.filter(model__campaign=campaign)
-        .filter(Q(rank__lte=depth) | Exists(judged))
-        .order_by()
-        .values_list("model_id", "query_id", "document_id", "rank")
+    rankings = Ranking.objects.filter(model_id__in=[model.pk for model in models]).order_by()
+    columns = ("model_id", "query_id", "document_id", "rank")
+    deeper = rankings.filter(rank__gt=depth, document__relevance_tasks__query_id=F("query_id"))
+    model_pk, query_pk, document_pk, rank = fetch_columns(
+        rankings.filter(rank__lte=depth)
+        .values_list(*columns)
+        .union(deeper.values_list(*columns), all=True)
+        .order_by(),  # else the union is sorted by Ranking's default ordering
+        "iiii",
     )
-    model_pk, query_pk, document_pk, rank = _columns(rows, 4)
     model_order = np.array([model.pk for model in models], dtype=np.int64)
     sorter = np.argsort(model_order)
     return RankingRows(
@@ -223,25 +219,31 @@ def campaign_ranking_rows(
     )
 
 
+def campaign_preferences(*, campaign: Campaign) -> list[np.ndarray]:
+    """(task pk, annotator pk, verdict +1/0/-1, strength or NaN, experimental on the left 1/0) of every
+    side-by-side verdict, the verdict mapped to its number in SQL."""
+    verdict = Case(*(When(verdict=name, then=int(value)) for name, value in VERDICT_VALUE.items()))
+    return fetch_columns(
+        Preference.objects.filter(task__campaign=campaign)
+        .order_by()
+        .annotate(value=verdict, on_left=Cast("experimental_on_left", IntegerField()))
+        .values_list("task_id", "annotator_id", "value", "strength", "on_left"),
+        "iiifi",
+    )
+
+
 def campaign_side_by_side(
     *, campaign: Campaign, queries: CampaignQueries, models: list[CampaignModel]
 ) -> SideBySideVerdicts:
     """Side-by-side tasks, preferences and adjudicated verdicts in three queries."""
-    task_rows = list(
+    task_pk, query_pk, model_pk, identical = fetch_columns(
         SideBySideTask.objects.filter(campaign=campaign)
         .order_by("pk")
-        .values_list("pk", "query_id", "experimental_model_id", "lists_identical")
+        .annotate(identical=Cast("lists_identical", IntegerField()))
+        .values_list("pk", "query_id", "experimental_model_id", "identical"),
+        "iiii",
     )
-    task_pk, query_pk, model_pk, identical = _columns(task_rows, 4)
-    preference_rows = list(
-        Preference.objects.filter(task__campaign=campaign)
-        .order_by()
-        .values_list("task_id", "annotator_id", "verdict", "strength")
-    )
-    preference_task = np.array([row[0] for row in preference_rows], dtype=np.int64)
-    annotator_pk = np.array([row[1] for row in preference_rows], dtype=np.int64)
-    verdict = np.array([VERDICT_VALUE[row[2]] for row in preference_rows], dtype=float)
-    strength = np.array([row[3] for row in preference_rows], dtype=float)  # None becomes NaN
+    preference_task, annotator_pk, verdict, strength, _ = campaign_preferences(campaign=campaign)
     adjudication_rows = list(
         Adjudication.objects.filter(side_by_side_task__campaign=campaign)
         .order_by()
@@ -257,7 +259,7 @@ def campaign_side_by_side(
         task_identical=identical.astype(bool),
         preference_task=np.searchsorted(task_pk, preference_task),
         preference_annotator=annotator_index,
-        preference_verdict=verdict,
+        preference_verdict=verdict.astype(float),
         preference_strength=strength,
         adjudication=TaskLabels(np.searchsorted(task_pk, adjudicated_pk), adjudicated_verdict),
     )

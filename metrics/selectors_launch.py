@@ -1,4 +1,5 @@
-"""Reads for launch decisions: the launch report, the campaign overview and a query's drill-down.
+"""Reads for launch decisions: the launch report and the campaign overview (a query's drill-down:
+`selectors_drilldown`).
 
 Everything is fetched by `campaign_evaluation_data` (a fixed number of queries), laid out as NumPy arrays
 and handed to `metrics.compute`: no query per query, label or model.
@@ -11,7 +12,7 @@ import numpy as np
 from django.db.models import Count
 from django.db.models.functions import TruncDate
 
-from annotation.models import Campaign, Document, Judgment, Preference, Query, RankingModel
+from annotation.models import Campaign, Judgment, Preference, RankingModel
 from annotation.selectors import campaign_progress
 from metrics.compute.decision import Decision, LaunchRule, decide
 from metrics.compute.gsb import GSBSummary, gsb_by_segment, gsb_summary
@@ -22,7 +23,6 @@ from metrics.selectors import (
     CampaignQueries,
     aggregated_task_grades,
     campaign_evaluation_data,
-    evaluation_depth,
 )
 from metrics.selectors_quality import CampaignQuality, campaign_quality
 
@@ -257,10 +257,19 @@ def _losing_queries(queries: CampaignQueries, evaluated, online, experimental) -
 
 
 def launch_report_build(
-    *, campaign: Campaign, model: str | None = None, n_resamples: int = 10_000, agreement: bool = True
+    *,
+    campaign: Campaign,
+    model: str | None = None,
+    n_resamples: int = 10_000,
+    n_bootstrap: int = 2_000,
+    agreement: bool = True,
 ) -> LaunchReport:
     """Every model's measures, each experimental model against the online one, and the launch decision
-    for `model` (default: the first experimental model). Raises ValueError for an unknown `model`."""
+    for `model` (default: the first experimental model). Raises ValueError for an unknown `model`.
+
+    `n_resamples`: sign flips of each measure's randomization test and resamples of the GSB bootstrap;
+    `n_bootstrap`: resamples of the measure deltas' bootstrap intervals (2,000 is ample for a 95% percentile
+    interval, and each costs a pass over every query, where a GSB resample costs a few multiply-adds)."""
     data = campaign_evaluation_data(campaign=campaign)
     measures, primary = report_measures(campaign)
     grades = aggregated_task_grades(campaign=campaign, relevance=data.relevance)
@@ -295,7 +304,8 @@ def launch_report_build(
                 np.column_stack([online.per_query[name] for name in measures]),
                 np.column_stack([scores.per_query[name] for name in measures]),
                 weights=weights,
-                n_resamples=n_resamples,
+                n_resamples=n_bootstrap,
+                n_flips=n_resamples,
                 seed=SEED,
             )
             deltas = dict(zip(measures, compared, strict=True))
@@ -332,7 +342,7 @@ def launch_report_build(
     )
     return LaunchReport(
         campaign=campaign,
-        settings={**report_settings(campaign), "n_resamples": n_resamples},
+        settings={**report_settings(campaign), "n_resamples": n_resamples, "n_bootstrap": n_bootstrap},
         measures=measures,
         primary_measure=primary,
         query_pks=data.queries.pk[layout.evaluated],
@@ -340,7 +350,7 @@ def launch_report_build(
         models=models,
         comparisons=comparisons,
         model=model or (experimental[0] if comparisons else None),
-        agreement=campaign_quality(campaign=campaign) if agreement else None,
+        agreement=campaign_quality(campaign=campaign, relevance=data.relevance) if agreement else None,
         coverage=coverage,
     )
 
@@ -382,118 +392,4 @@ def campaign_overview(*, campaign: Campaign) -> CampaignOverview:
         progress=campaign_progress(campaign=campaign),
         per_day=_labels_per_day(campaign),
         report=launch_report_build(campaign=campaign),
-    )
-
-
-@dataclass(frozen=True)
-class RankedDocument:
-    rank: int
-    external_id: str
-    title: str
-    url: str
-    label: float | None  # aggregated
-    grades: list[int]  # every annotator's grade
-    online_rank: int | None  # where the online model ranked it
-
-
-@dataclass(frozen=True)
-class ModelRanking:
-    name: str
-    role: str
-    documents: list[RankedDocument]
-    scores: dict[str, float]
-    verdicts: dict[str, int] | None  # experimental models: good / same / bad counts
-    identical: bool
-
-
-@dataclass(frozen=True)
-class QueryDrilldown:
-    campaign: Campaign
-    query: Query
-    measures: list[str]
-    aggregation: str
-    judged_documents: int
-    models: list[ModelRanking]
-
-
-def query_drilldown(*, campaign: Campaign, query_pk: int) -> QueryDrilldown:
-    """Every model's ranking of one query with each document's aggregated label, and the query's measures.
-
-    Labels are aggregated over the whole campaign (reliability weights and Dawid–Skene need every label).
-    Raises Query.DoesNotExist for a query of another campaign.
-    """
-    query = Query.objects.get(campaign=campaign, pk=query_pk)
-    data = campaign_evaluation_data(campaign=campaign)
-    relevance = data.relevance
-    grades = aggregated_task_grades(campaign=campaign, relevance=relevance)
-    query_index = int(data.queries.index_of(np.array([query.pk]))[0])
-    tasks = np.flatnonzero(relevance.task_query == query_index)
-    label_of = {int(relevance.task_document[t]): grades[t] for t in tasks.tolist()}
-    raw: dict[int, list[int]] = {}
-    judgment_rows = np.flatnonzero(np.isin(relevance.judgment_task, tasks))
-    for row in judgment_rows.tolist():
-        document = int(relevance.task_document[relevance.judgment_task[row]])
-        raw.setdefault(document, []).append(int(relevance.judgment_grade[row]))
-
-    rows = (
-        query.rankings.filter(rank__lte=evaluation_depth(campaign))
-        .order_by("model_id", "rank")
-        .values_list("model_id", "rank", "document_id")
-    )
-    lists: dict[int, list[tuple[int, int]]] = {}
-    for model_pk, rank, document in rows:
-        lists.setdefault(model_pk, []).append((rank, document))
-    documents = {
-        pk: (external_id, title, url)
-        for pk, external_id, title, url in Document.objects.filter(
-            pk__in={document for ranked in lists.values() for _, document in ranked}
-        ).values_list("pk", "external_id", "title", "url")
-    }
-    sbs = data.side_by_side
-    measures, _ = report_measures(campaign)
-    judged = np.array([[label for label in label_of.values() if not np.isnan(label)]], dtype=float)
-    online_pk = next((model.pk for model in data.models if model.is_online), None)
-    online_rank = {document: rank for rank, document in lists.get(online_pk, [])}
-    models = []
-    for index, model in enumerate(data.models):
-        ranked = lists.get(model.pk, [])
-        matrix = np.full((1, max((rank for rank, _ in ranked), default=0)), np.nan)
-        for rank, document in ranked:
-            matrix[0, rank - 1] = label_of.get(document, np.nan)
-        scores = evaluate_ranked(matrix, measures, judged_labels=judged, settings=ranking_settings(campaign))
-        task = np.flatnonzero((sbs.task_query == query_index) & (sbs.task_model == index))
-        verdicts = None
-        if not model.is_online:
-            verdict = sbs.preference_verdict[np.isin(sbs.preference_task, task)]
-            verdicts = {
-                name: int((verdict == value).sum()) for name, value in (("good", 1), ("same", 0), ("bad", -1))
-            }
-        models.append(
-            ModelRanking(
-                name=model.name,
-                role=model.role,
-                documents=[
-                    RankedDocument(
-                        rank=rank,
-                        external_id=documents[document][0],
-                        title=documents[document][1],
-                        url=documents[document][2],
-                        label=None if np.isnan(label_of.get(document, np.nan)) else float(label_of[document]),
-                        grades=sorted(raw.get(document, [])),
-                        online_rank=online_rank.get(document),
-                    )
-                    for rank, document in ranked
-                ],
-                scores={name: float(values[0]) for name, values in scores.items()},
-                verdicts=verdicts,
-                identical=bool(sbs.task_identical[task].any()),
-            )
-        )
-    return QueryDrilldown(
-        campaign=campaign,
-        query=query,
-        measures=measures,
-        aggregation=campaign.aggregation,
-        judged_documents=int(judged.size),
-        models=models,
     )

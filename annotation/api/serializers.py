@@ -200,8 +200,9 @@ class CurrentLabelSerializer(serializers.Serializer):
 
 
 class OwnProgressSerializer(serializers.Serializer):
+    """The annotator's own labels and skips in the campaign; next-task answers 204 when nothing is left."""
+
     done = serializers.IntegerField()
-    remaining = serializers.IntegerField()
     skipped = serializers.IntegerField()
 
 

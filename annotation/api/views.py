@@ -8,7 +8,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, extend_schema
 from rest_framework import generics, serializers, status
 from rest_framework.authtoken.views import ObtainAuthToken
-from rest_framework.parsers import JSONParser, MultiPartParser
+from rest_framework.parsers import MultiPartParser
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
@@ -16,6 +16,7 @@ from rest_framework.views import APIView
 
 from annotation.api import selectors as api_selectors
 from annotation.api.exceptions import BodyLimitMixin, PayloadTooLarge
+from annotation.api.parsers import BoundedJSONParser
 from annotation.api.permissions import IsManager, IsReviewer
 from annotation.api.serializers import (
     CampaignDetailSerializer,
@@ -29,15 +30,13 @@ from annotation.api.serializers import (
     TokenRequestSerializer,
     TokenSerializer,
 )
-from annotation.bundle import parse_bundle
+from annotation.bundle import SETTING_DEFAULTS, load_run, parse_bundle, parse_campaign_change
 from annotation.errors import InputError, InputErrorCode
-from annotation.models import Campaign, Document, RankingModel
+from annotation.models import Campaign, RankingModel
 from annotation.roles import can_review
 from annotation.selectors import campaign_progress
-from annotation.services.campaigns import campaign_import, model_rankings_replace
-from metrics.compute.trec import TrecFormatError, read_run_rankings
-
-DOCUMENT_ID_MAX = Document._meta.get_field("external_id").max_length
+from annotation.services.campaigns import campaign_change, campaign_import, model_rankings_replace
+from annotation.services.tokens import token_get_or_create
 
 
 def campaign_or_404(campaign_id: int) -> Campaign:
@@ -55,6 +54,12 @@ class TokenView(BodyLimitMixin, ObtainAuthToken):
     permission_classes = [AllowAny]
     throttle_classes = [ScopedRateThrottle]
     throttle_scope = "login"
+
+    def post(self, request, *args, **kwargs):
+        credentials = self.get_serializer(data=request.data)
+        credentials.is_valid(raise_exception=True)
+        token = token_get_or_create(user=credentials.validated_data["user"])
+        return Response({"token": token.key})
 
 
 # --- Campaigns --------------------------------------------------------------------------------------------
@@ -78,7 +83,7 @@ BUNDLE_EXAMPLE = {
 
 class CampaignListView(BodyLimitMixin, generics.ListAPIView):
     serializer_class = CampaignSerializer
-    parser_classes = [JSONParser]
+    parser_classes = [BoundedJSONParser]
 
     def get_permissions(self):
         return [IsAuthenticated(), IsManager()] if self.request.method == "POST" else [IsAuthenticated()]
@@ -124,7 +129,18 @@ def _refuse_nul(data, path: str = ""):
     return data
 
 
-class CampaignDetailView(APIView):
+CHANGE_EXAMPLE = {
+    "guidelines": "Grade for a first-time visitor.",
+    "settings": {"overlap": 5, "pool_depth": 20},
+}
+
+
+class CampaignDetailView(BodyLimitMixin, APIView):
+    parser_classes = [BoundedJSONParser]
+
+    def get_permissions(self):
+        return [IsAuthenticated(), IsManager()] if self.request.method == "PATCH" else [IsAuthenticated()]
+
     @extend_schema(
         tags=["campaigns"],
         responses={200: CampaignReviewSerializer},
@@ -134,6 +150,22 @@ class CampaignDetailView(APIView):
         campaign = campaign_or_404(campaign_id)
         serializer = CampaignReviewSerializer if can_review(request.user) else CampaignDetailSerializer
         return Response(serializer(campaign).data)
+
+    @extend_schema(
+        tags=["campaigns"],
+        request=OpenApiTypes.OBJECT,
+        responses={200: CampaignReviewSerializer},
+        examples=[OpenApiExample("change", value=CHANGE_EXAMPLE, request_only=True)],
+        description="Managers: change `description`, `guidelines` and any of the bundle's `settings`, all "
+        "checked as on import. A deeper `pool_depth` pools new tasks; `gsb_depth` and `gsb_scale` are fixed "
+        "once side-by-side tasks were handed out.",
+    )
+    def patch(self, request, campaign_id: int):
+        campaign = campaign_or_404(campaign_id)
+        current = {key: getattr(campaign, key) for key in SETTING_DEFAULTS}
+        changes = parse_campaign_change(_refuse_nul(request.data), current, "request")
+        campaign = campaign_change(campaign=campaign, changes=changes)
+        return Response(CampaignReviewSerializer(campaign).data)
 
 
 class ModelFilter(serializers.Serializer):
@@ -202,22 +234,10 @@ def _read_run(upload) -> dict[str, list[str]]:
             file.write(chunk)
         file.flush()
         try:
-            rankings = read_run_rankings(file.name)
-        except TrecFormatError as exc:
-            raise InputError(
-                InputErrorCode.MALFORMED, exc.message, source=upload.name, line=exc.line, field="file"
-            ) from None
-        except UnicodeDecodeError:
-            raise InputError(
-                InputErrorCode.MALFORMED, "not UTF-8 text", source=upload.name, field="file"
-            ) from None
-    if not rankings:
-        raise InputError(InputErrorCode.INVALID_VALUE, "the run is empty", source=upload.name, field="file")
-    too_long = next((doc for docs in rankings.values() for doc in docs if len(doc) > DOCUMENT_ID_MAX), None)
-    if too_long is not None:
-        message = f"document id {too_long[:40]!r}... is longer than {DOCUMENT_ID_MAX} characters"
-        raise InputError(InputErrorCode.INVALID_VALUE, message, source=upload.name, field="file")
-    return rankings
+            return load_run(file.name, upload.name)
+        except InputError as exc:
+            exc.field = "file"  # the multipart field the client sent it in
+            raise
 
 
 class ProgressView(APIView):

@@ -1,10 +1,15 @@
 """Handing tasks out: leases, their expiry and skips.
 
 Order: an annotator gets every relevance task they can before any side-by-side task, so grading comes
-first and the launch comparison last; within a kind the order is a shuffle fixed per annotator.
+first and the launch comparison last; within a kind, tasks come from random points of a shuffled order.
 
 Side-by-side tasks whose two lists are identical are never handed out when the campaign has
 `auto_same_identical`: no Preference rows are written for them; the metrics count them as Same.
+
+Every task keeps `slots_spent` (labels plus leases not given back), changed only here and in the label
+services, always with the task's row locked, so finding a task with an open slot is a column comparison
+rather than a count over its labels and leases. Leases past their time are given back by `leases_expire`
+at the start of every hand-out.
 """
 
 import random
@@ -13,17 +18,19 @@ from datetime import timedelta
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
+from django.db.models import Count, F, OuterRef, Subquery
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from annotation.errors import TaskError, TaskErrorCode
-from annotation.models import Assignment, Campaign, SkipReason
+from annotation.models import SHUFFLE_KEYS, Assignment, Campaign, SkipReason
 from annotation.selectors import (
+    RELEVANCE,
+    SIDE_BY_SIDE,
     TASK_KINDS,
     TaskKind,
-    in_campaign,
+    task_candidates,
     task_kind,
-    task_slots_taken,
-    tasks_available,
 )
 
 # A fresh statement after the lock sees leases committed meanwhile; a few rounds cover those races.
@@ -33,7 +40,7 @@ LEASE_ATTEMPTS = 5
 def lease_live_get(*, annotator, campaign: Campaign) -> Assignment | None:
     return (
         Assignment.objects.filter(
-            in_campaign(campaign),
+            campaign=campaign,
             annotator=annotator,
             status=Assignment.Status.LEASED,
             expires_at__gt=timezone.now(),
@@ -52,9 +59,13 @@ def task_next(*, annotator, campaign: Campaign) -> Assignment | None:
     """
     # One annotator's parallel requests (two tabs) queue here instead of taking two leases.
     get_user_model().objects.select_for_update().filter(pk=annotator.pk).first()
+    leases_expire(now=timezone.now())
     live = lease_live_get(annotator=annotator, campaign=campaign)
     if live is not None:
         return live
+    renewed = _lease_renew_own(annotator=annotator, campaign=campaign)
+    if renewed is not None:
+        return renewed
     for kind in TASK_KINDS:
         task = _task_lock_open(kind=kind, annotator=annotator, campaign=campaign)
         if task is not None:
@@ -62,22 +73,42 @@ def task_next(*, annotator, campaign: Campaign) -> Assignment | None:
     return None
 
 
+def _lease_renew_own(*, annotator, campaign: Campaign) -> Assignment | None:
+    """The annotator's last lease that ran out, again, while its task has a slot: back where they were."""
+    expired = Assignment.objects.filter(
+        campaign=campaign, annotator=annotator, status=Assignment.Status.EXPIRED
+    ).first()  # the latest: Meta.ordering
+    if expired is None:
+        return None
+    kind = SIDE_BY_SIDE if expired.side_by_side_task_id else RELEVANCE
+    task_id = getattr(expired, f"{kind.assignment_field}_id")
+    task = kind.model.objects.select_for_update(skip_locked=True).filter(pk=task_id).first()
+    if task is None or task.slots_spent >= getattr(campaign, kind.overlap_field):
+        return None
+    return _lease(kind=kind, annotator=annotator, task=task)
+
+
 def _task_lock_open(*, kind: TaskKind, annotator, campaign: Campaign):
-    """Lock the first task in the annotator's order that still has a slot once locked."""
+    """Lock an open task from a random point of the campaign's shuffle order that still has a slot once
+    locked; None when the annotator has none left."""
     for _ in range(LEASE_ATTEMPTS):
         now = timezone.now()
-        task = (
-            tasks_available(kind=kind, annotator=annotator, now=now)
-            .filter(campaign=campaign)
-            .select_for_update(skip_locked=True, of=("self",))
-            .first()
-        )
+        start = random.randrange(SHUFFLE_KEYS)
+        candidates = task_candidates(kind=kind, campaign=campaign, annotator=annotator, now=now, start=start)
+        for tasks in candidates:
+            task = tasks.select_for_update(skip_locked=True, of=("self",)).first()
+            if task is not None:
+                break
         if task is None:
             return None
-        # The candidate query's snapshot predates the lock; recount now that no one else can lease it.
-        if task_slots_taken(task=task, now=now) < getattr(campaign, kind.overlap_field):
+        # The candidate query's snapshot predates the lock; PostgreSQL hands back the row as now committed.
+        if task.slots_spent < getattr(campaign, kind.overlap_field):
             return task
     return None
+
+
+def _slots_change(task, delta: int) -> None:
+    type(task).objects.filter(pk=task.pk).update(slots_spent=F("slots_spent") + delta)
 
 
 def _lease(*, kind: TaskKind, annotator, task) -> Assignment:
@@ -85,14 +116,53 @@ def _lease(*, kind: TaskKind, annotator, task) -> Assignment:
     # An expired lease of this annotator on the task is renewed: one row per annotator and task.
     assignment = Assignment.objects.filter(annotator=annotator, **{kind.assignment_field: task}).first()
     if assignment is None:
-        assignment = Assignment(annotator=annotator, **{kind.assignment_field: task})
+        assignment = Assignment(
+            annotator=annotator, campaign_id=task.campaign_id, **{kind.assignment_field: task}
+        )
         if kind.is_side_by_side:
             assignment.experimental_on_left = random.random() < 0.5
+    if assignment.status != Assignment.Status.LEASED or assignment.pk is None:
+        _slots_change(task, +1)  # a lease not yet given back still holds its slot
     assignment.status = Assignment.Status.LEASED
     assignment.leased_at = now
     assignment.expires_at = now + timedelta(minutes=settings.TASK_LEASE_MINUTES)
     assignment.save()
     return assignment
+
+
+def leases_expire(*, now) -> None:
+    """Give the slots of leases past their time back to their tasks (status expired).
+
+    Tasks locked by someone else are left for the next call: their leases keep the slot a little longer.
+    """
+    expired = Assignment.objects.filter(status=Assignment.Status.LEASED, expires_at__lte=now)
+    if not expired.exists():
+        return
+    for kind in TASK_KINDS:
+        field = kind.assignment_field
+        held = kind.model.objects.filter(pk__in=expired.values(field)).select_for_update(skip_locked=True)
+        locked = list(held.values_list("pk", flat=True))
+        if not locked:
+            continue
+        leases = expired.filter(**{f"{field}__in": locked})
+        per_task = leases.filter(**{field: OuterRef("pk")}).order_by().values(field).annotate(n=Count("pk"))
+        kind.model.objects.filter(pk__in=locked).update(
+            slots_spent=F("slots_spent") - Coalesce(Subquery(per_task.values("n")[:1]), 0)
+        )
+        leases.update(status=Assignment.Status.EXPIRED)
+
+
+def task_slots_recount(*, campaign: Campaign) -> None:
+    """Set every task's `slots_spent` from its rows, after labels were written in bulk (imports)."""
+    for kind in TASK_KINDS:
+        field = kind.assignment_field
+        labels = kind.label_model.objects.filter(task=OuterRef("pk")).order_by().values("task")
+        leases = Assignment.objects.filter(status=Assignment.Status.LEASED, **{field: OuterRef("pk")})
+        leases = leases.order_by().values(field)
+        kind.model.objects.filter(campaign=campaign).update(
+            slots_spent=Coalesce(Subquery(labels.annotate(n=Count("pk")).values("n")[:1]), 0)
+            + Coalesce(Subquery(leases.annotate(n=Count("pk")).values("n")[:1]), 0)
+        )
 
 
 def task_lock(*, task) -> None:
@@ -103,7 +173,8 @@ def task_lock(*, task) -> None:
 def lease_claim(*, annotator, task) -> Assignment:
     """The annotator's lease on a task, ready to be submitted; call with the task locked (`task_lock`).
 
-    A late submission (lease expired) is taken when the task still has a slot for it, else refused.
+    A late submission is taken while its lease still holds the slot (not yet given back), or when the task
+    has a slot free again; else refused.
     """
     kind = task_kind(task)
     assignment = (
@@ -115,11 +186,9 @@ def lease_claim(*, annotator, task) -> Assignment:
         raise TaskError(TaskErrorCode.NOT_ASSIGNED, "This task was not handed to you.")
     if assignment.status == Assignment.Status.SKIPPED:
         raise TaskError(TaskErrorCode.SKIPPED, "You skipped this task.")
-    if assignment.status != Assignment.Status.LEASED:
+    if assignment.status == Assignment.Status.SUBMITTED:
         raise TaskError(TaskErrorCode.NOT_LEASED, "This task is already submitted.")
-    now = timezone.now()
-    overlap = getattr(task.campaign, kind.overlap_field)
-    if assignment.expires_at <= now and task_slots_taken(task=task, now=now) >= overlap:
+    if assignment.status == Assignment.Status.EXPIRED and _slots_left(task) <= 0:
         raise TaskError(
             TaskErrorCode.LEASE_EXPIRED_FULL,
             "Your time on this task ran out and others have since completed it; your answer was not kept.",
@@ -127,7 +196,15 @@ def lease_claim(*, annotator, task) -> Assignment:
     return assignment
 
 
-def lease_finish(*, assignment: Assignment) -> None:
+def _slots_left(task) -> int:
+    spent = type(task).objects.filter(pk=task.pk).values_list("slots_spent", flat=True).get()
+    return getattr(task.campaign, task_kind(task).overlap_field) - spent
+
+
+def lease_finish(*, assignment: Assignment, task) -> None:
+    """The claimed lease becomes a label: the slot its lease held, or a free one for a late submission."""
+    if assignment.status == Assignment.Status.EXPIRED:
+        _slots_change(task, +1)
     assignment.status = Assignment.Status.SUBMITTED
     assignment.finished_at = timezone.now()
     assignment.save(update_fields=["status", "finished_at"])
@@ -138,11 +215,19 @@ def task_skip(*, annotator, assignment: Assignment, reason: SkipReason | str) ->
     """Give a leased task back with a reason; the annotator never gets it again, others may."""
     if reason not in SkipReason.values:
         raise TaskError(TaskErrorCode.INVALID_LABEL, f"unknown skip reason {reason!r}", field="reason")
-    assignment = Assignment.objects.select_for_update().filter(pk=assignment.pk, annotator=annotator).first()
+    assignment = (
+        Assignment.objects.filter(pk=assignment.pk, annotator=annotator)
+        .select_related("relevance_task", "side_by_side_task")
+        .first()
+    )
     if assignment is None:
         raise TaskError(TaskErrorCode.NOT_ASSIGNED, "This task was not handed to you.")
+    task = assignment.relevance_task or assignment.side_by_side_task
+    task_lock(task=task)  # the lock order of every slot change: task, then assignment
+    assignment = Assignment.objects.select_for_update().get(pk=assignment.pk)
     if assignment.status != Assignment.Status.LEASED:
         raise TaskError(TaskErrorCode.NOT_LEASED, "Only a task you are working on can be skipped.")
+    _slots_change(task, -1)
     assignment.status = Assignment.Status.SKIPPED
     assignment.skip_reason = reason
     assignment.finished_at = timezone.now()

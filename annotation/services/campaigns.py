@@ -1,4 +1,4 @@
-"""Creating campaigns: the bundle import, run uploads, and the pooling of tasks."""
+"""Creating and changing campaigns: the bundle import, run uploads, settings, and the pooling of tasks."""
 
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
@@ -10,8 +10,10 @@ from annotation.bundle import CampaignBundle
 from annotation.errors import InputError
 from annotation.errors import InputErrorCode as Code
 from annotation.models import (
+    Assignment,
     Campaign,
     Document,
+    Preference,
     Query,
     Ranking,
     RankingModel,
@@ -151,6 +153,37 @@ def model_rankings_replace(
     bulk_create_batched(Ranking, rows, progress)
     campaign_pool_tasks(campaign=campaign)
     return len(rows)
+
+
+SIDE_BY_SIDE_SHAPE = ("gsb_depth", "gsb_scale")  # what annotators' verdicts were given on
+
+
+@transaction.atomic
+def campaign_change(*, campaign: Campaign, changes: dict) -> Campaign:
+    """Apply checked changes (`bundle.parse_campaign_change`) to a campaign's texts and settings.
+
+    A deeper pool adds tasks; a shallower one keeps the tasks and labels it has. The side-by-side depth and
+    scale are fixed once anyone was handed a side-by-side task: verdicts compare the lists they saw.
+    """
+    campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
+    reshaped = [
+        key for key in SIDE_BY_SIDE_SHAPE if key in changes and changes[key] != getattr(campaign, key)
+    ]
+    handed_out = Assignment.objects.filter(side_by_side_task__campaign=campaign).exists()
+    if reshaped and (handed_out or Preference.objects.filter(task__campaign=campaign).exists()):
+        raise InputError(
+            Code.INVALID_VALUE,
+            "cannot change once side-by-side tasks were handed out or judged: verdicts compare what was seen",
+            field=f"settings.{reshaped[0]}",
+        )
+    for key, value in changes.items():
+        setattr(campaign, key, value)
+    campaign.save(update_fields=list(changes))
+    if reshaped:
+        SideBySideTask.objects.filter(campaign=campaign).delete()  # nobody saw them: built again below
+    if reshaped or "pool_depth" in changes:
+        campaign_pool_tasks(campaign=campaign)
+    return campaign
 
 
 @transaction.atomic

@@ -20,6 +20,7 @@ from annotation.models import (
     SideBySideTask,
 )
 from annotation.roles import Role
+from annotation.services.assignment import task_slots_recount
 from annotation.services.campaigns import bulk_create_batched
 
 
@@ -160,4 +161,5 @@ def labels_import(
         )
     bulk_create_batched(Judgment, judgment_objects)
     bulk_create_batched(Preference, preference_objects)
+    task_slots_recount(campaign=campaign)
     return len(judgment_objects), len(preference_objects)

@@ -67,7 +67,7 @@ def judgment_submit(
         comment=comment,
         seconds_spent=_seconds_spent(assignment, seconds_spent),
     )
-    lease_finish(assignment=assignment)
+    lease_finish(assignment=assignment, task=task)
     _revision(annotator, task, LabelRevision.Kind.JUDGMENT, "", str(grade))
     return judgment, True
 
@@ -128,7 +128,7 @@ def preference_submit(
         comment=comment,
         seconds_spent=_seconds_spent(assignment, seconds_spent),
     )
-    lease_finish(assignment=assignment)
+    lease_finish(assignment=assignment, task=task)
     _revision(annotator, task, LabelRevision.Kind.PREFERENCE, "", _revision_value(preference))
     return preference, True
 

@@ -5,9 +5,12 @@ Krippendorff's alpha (nominal, ordinal, interval) on columnar labels; Fleiss' ka
 every pair of annotators on the tasks they share.
 
 Every coefficient here is a function of a sum over tasks of a per-task statistic (a coincidence matrix, a
-confusion matrix, category counts). The bootstrap draws n_tasks tasks with replacement `n_resamples` times and
-recomputes the coefficient from the resampled sums, a matrix product: the cost is about
-n_resamples × n_tasks × (number of grades)² multiply-adds, done in chunks of at most ~1e6 draws.
+confusion matrix, category counts), and that statistic depends only on the task's label counts (for a pair of
+annotators, on the cell of the two grades). Tasks with equal counts are one kind: there are few kinds
+(three annotators on four grades: at most 20), so the statistic is computed once per kind and the bootstrap,
+n_tasks tasks drawn with replacement `n_resamples` times, draws how many tasks of each kind as
+multinomial(n_tasks, share of the kind) (`resampling.bootstrap_sums`): the same distribution, at a cost of
+n_resamples × kinds × (number of grades)², whatever the number of tasks.
 """
 
 from collections.abc import Callable
@@ -28,8 +31,7 @@ from metrics.compute.labels import (
     position_counts,
     scale_positions,
 )
-
-_DRAWS_PER_CHUNK = 1_000_000
+from metrics.compute.resampling import Resampling, bootstrap_sums, item_kinds
 
 
 class MeasurementLevel(StrEnum):
@@ -91,11 +93,13 @@ def krippendorff_alpha(
     grade = as_float(grade, "grade")
     check_same_length(task=task, grade=grade)
     position = scale_positions(grade, scale, "grade")
-    resampling = _Resampling(n_resamples, confidence, seed)
+    resampling = Resampling.of(n_resamples, confidence, seed)
 
-    counts = position_counts(task, position, n_tasks=n_tasks, n_values=scale.size).astype(float)
+    counts = position_counts(task, position, n_tasks=n_tasks, n_values=scale.size)
+    counts = counts[counts.sum(axis=1) >= 2]
+    first, multiplicity = item_kinds(counts)
+    counts = counts[first].astype(float)
     n_labels = counts.sum(axis=1)
-    counts, n_labels = counts[n_labels >= 2], n_labels[n_labels >= 2]
     diagonal = counts[:, :, None] * np.eye(scale.size)
     coincidences = (counts[:, :, None] * counts[:, None, :] - diagonal) / (n_labels - 1)[:, None, None]
 
@@ -111,7 +115,7 @@ def krippendorff_alpha(
         disagreement = (observed * distance).sum(axis=(-2, -1))
         return 1 - divide_or_nan(disagreement, (expected * distance).sum(axis=(-2, -1)))
 
-    return resampling.agreement(coincidences.reshape(len(counts), scale.size**2), alpha)
+    return _agreement(coincidences.reshape(len(counts), scale.size**2), multiplicity, alpha, resampling)
 
 
 def fleiss_kappa(
@@ -130,16 +134,17 @@ def fleiss_kappa(
         raise ValueError(f"counts must be a [tasks × categories] matrix, got shape {counts.shape}")
     if counts.size and (counts.dtype.kind not in "iu" or counts.min() < 0):
         raise ValueError("counts must hold non-negative integers")
-    resampling = _Resampling(n_resamples, confidence, seed)
+    resampling = Resampling.of(n_resamples, confidence, seed)
 
-    counts = counts.astype(float)
     n_raters = counts.sum(axis=1)
     rater_numbers, frequency = np.unique(n_raters[n_raters >= 2], return_counts=True)
     if rater_numbers.size == 0:
         return Agreement(np.nan, np.nan, np.nan, 0, 0)
-    n_rater = rater_numbers[frequency == frequency.max()].max()
+    n_rater = float(rater_numbers[frequency == frequency.max()].max())
     counts = counts[n_raters == n_rater]
     n_used = len(counts)
+    first, multiplicity = item_kinds(counts)
+    counts = counts[first].astype(float)
     task_agreement = ((counts**2).sum(axis=1) - n_rater) / (n_rater * (n_rater - 1))
 
     def kappa(sums: np.ndarray) -> np.ndarray:
@@ -147,7 +152,7 @@ def fleiss_kappa(
         chance = ((sums[..., 1:] / (n_used * n_rater)) ** 2).sum(axis=-1)
         return divide_or_nan(mean_agreement - chance, 1 - chance)
 
-    return resampling.agreement(np.column_stack([task_agreement, counts]), kappa)
+    return _agreement(np.column_stack([task_agreement, counts]), multiplicity, kappa, resampling)
 
 
 def pairwise_weighted_kappa(
@@ -171,7 +176,7 @@ def pairwise_weighted_kappa(
     other annotators come or go.
     """
     judgments = as_judgments(task, annotator, grade, n_tasks=n_tasks, scale=scale)
-    resampling = _Resampling(n_resamples, confidence, seed)
+    resampling = Resampling.of(n_resamples, confidence, seed)
     n_values = judgments.scale.size
     first, second = _shared_label_pairs(judgments.task, judgments.annotator)
     if first.size == 0:
@@ -192,51 +197,37 @@ def pairwise_weighted_kappa(
     pairs = []
     for key, pair_cells in zip(keys, np.split(cells, starts[1:]), strict=True):
         annotator_a, annotator_b = divmod(int(key), judgments.n_annotators)
-        one_hot = np.zeros((pair_cells.size, n_values * n_values))
-        one_hot[np.arange(pair_cells.size), pair_cells] = 1.0
-        kappa_of_pair = resampling.agreement(one_hot, kappa, rng_key=(annotator_a, annotator_b))
+        # A task's statistic is the one-hot of its cell: the cells are the kinds.
+        multiplicity = np.bincount(pair_cells, minlength=n_values * n_values)
+        cells_used = np.flatnonzero(multiplicity)
+        one_hot = np.eye(n_values * n_values)[cells_used]
+        kappa_of_pair = _agreement(
+            one_hot, multiplicity[cells_used], kappa, resampling, rng_key=(annotator_a, annotator_b)
+        )
         pairs.append(PairAgreement(annotator_a, annotator_b, kappa_of_pair))
     return pairs
 
 
-class _Resampling:
-    """The validated bootstrap settings, and the bootstrap itself."""
-
-    def __init__(self, n_resamples: object, confidence: object, seed: object):
-        self.n_resamples = check_count(n_resamples, "n_resamples")
-        if self.n_resamples < 1:
-            raise ValueError("n_resamples must be at least 1")
-        if isinstance(confidence, bool) or not isinstance(confidence, int | float) or not 0 < confidence < 1:
-            raise ValueError(f"confidence must be between 0 and 1, got {confidence!r}")
-        self.confidence = float(confidence)
-        self.seed = check_count(seed, "seed")
-
-    def agreement(
-        self,
-        task_statistics: np.ndarray,
-        coefficient: Callable[[np.ndarray], np.ndarray],
-        rng_key: tuple[int, ...] = (),
-    ) -> Agreement:
-        """The coefficient of the summed [tasks × k] statistics, with its percentile bootstrap interval."""
-        n_tasks = len(task_statistics)
-        if n_tasks == 0:
-            return Agreement(np.nan, np.nan, np.nan, 0, 0)
-        value = float(coefficient(task_statistics.sum(axis=0)))
-        rng = np.random.default_rng([self.seed, *rng_key])
-        chunk = max(1, _DRAWS_PER_CHUNK // n_tasks)
-        resampled = []
-        for start in range(0, self.n_resamples, chunk):
-            size = min(chunk, self.n_resamples - start)
-            drawn = rng.integers(0, n_tasks, size=(size, n_tasks)) + n_tasks * np.arange(size)[:, None]
-            times_drawn = np.bincount(drawn.ravel(), minlength=size * n_tasks).reshape(size, n_tasks)
-            resampled.append(coefficient(times_drawn @ task_statistics))
-        resampled = np.concatenate(resampled)
-        resampled = resampled[np.isfinite(resampled)]
-        if resampled.size == 0:
-            return Agreement(value, np.nan, np.nan, n_tasks, 0)
-        tail = (1 - self.confidence) / 2
-        low, high = np.quantile(resampled, [tail, 1 - tail])
-        return Agreement(value, float(low), float(high), n_tasks, int(resampled.size))
+def _agreement(
+    kind_statistics: np.ndarray,
+    multiplicity: np.ndarray,
+    coefficient: Callable[[np.ndarray], np.ndarray],
+    resampling: Resampling,
+    rng_key: tuple[int, ...] = (),
+) -> Agreement:
+    """The coefficient of the tasks' summed statistics ([kinds × k], `multiplicity` tasks of each kind), with
+    its percentile bootstrap interval over tasks, from `np.random.default_rng([seed, *rng_key])`."""
+    n_tasks = int(multiplicity.sum())
+    if n_tasks == 0:
+        return Agreement(np.nan, np.nan, np.nan, 0, 0)
+    value = float(coefficient(multiplicity @ kind_statistics))
+    rng = np.random.default_rng([resampling.seed, *rng_key])
+    resampled = coefficient(bootstrap_sums(kind_statistics, resampling, rng, multiplicity=multiplicity))
+    resampled = resampled[np.isfinite(resampled)]
+    if resampled.size == 0:
+        return Agreement(value, np.nan, np.nan, n_tasks, 0)
+    low, high = resampling.interval(resampled)
+    return Agreement(value, float(low), float(high), n_tasks, int(resampled.size))
 
 
 def _as_level(level: object) -> MeasurementLevel:

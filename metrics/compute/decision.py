@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from metrics.compute.gsb import GSBSummary
-from metrics.compute.significance import PairedComparison, additional_queries, check_probability
+from metrics.compute.resampling import check_probability
+from metrics.compute.significance import PairedComparison, additional_queries
 
 
 class Outcome(StrEnum):

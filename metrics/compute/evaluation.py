@@ -9,17 +9,20 @@ The join hashes (query, document) pairs to 64 bits and checks every match byte f
 collision it hashes again with another seed, so results never depend on a hash.
 """
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
 from metrics.compute.ranking import Measure, RankingSettings, evaluate_ranked, parse_measure, weighted_mean
-from metrics.compute.trec import Qrels, Run, TrecFormatError, ranked_order
+from metrics.compute.trec import Qrels, Run, TrecFormatError, ranked_order, read_qrels, read_run
 
 _DOCUMENT_BITS = 40
 MAX_QUERIES = 1 << (64 - _DOCUMENT_BITS)
 _CHECK_SLICE = 1 << 20
+_BLOCK = 1 << 16
 _SEEDS = (0x243F6A8885A308D3, 0x13198A2E03707344, 0xA4093822299F31D0, 0x082EFA98EC4E6C89)
 
 
@@ -51,9 +54,9 @@ class QrelsIndex:
         self.codes = codes.astype(np.int32)
         if len(self.query_ids) > MAX_QUERIES:
             raise TrecFormatError(self.path, None, f"more than {MAX_QUERIES} queries")
-        rows, positions, width = _positions_within(self.codes, len(self.query_ids))
-        self.judged = np.full((len(self.query_ids), width), np.nan)
-        self.judged[rows, positions] = qrels.label
+        self._layout: _Layout | None = _Layout.of(self.codes, len(self.query_ids))
+        self.judged = np.full((len(self.query_ids), self._layout.width), np.nan)
+        self.judged[self.codes, self._layout.positions] = qrels.label
         self._sorted: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         # Sorting the keys once up front refuses duplicate judgments before any run is read.
         for seed in _SEEDS:
@@ -62,16 +65,38 @@ class QrelsIndex:
                 break
             except _Collision:
                 continue
+        # Only another seed (after a hash collision) needs it again: recomputed then, not kept.
+        self._layout = None
 
     def sorted_keys(self, seed: int) -> tuple[np.ndarray, np.ndarray]:
         """The qrels' pair keys sorted, and the entry of each; duplicates refused."""
         if seed not in self._sorted:
-            keys = _pair_keys(self.codes, self.document, seed)
-            order = np.argsort(keys)
-            keys = keys[order]
+            layout = self._layout or _Layout.of(self.codes, len(self.query_ids))
+            keys, order = _sorted_pairs(self.codes, layout, self.document, seed)
             _check_duplicates(keys, order, self.document, self.line, self.path)
             self._sorted[seed] = (keys, order)
         return self._sorted[seed]
+
+
+def read_files(qrels_path: str | Path, run_paths: Iterable[str | Path]) -> Iterator[QrelsIndex | Run]:
+    """The qrels' index, then each run in turn. The qrels are read and indexed on a second thread while the
+    first run is read (NumPy lets go of the interpreter lock in its loops, so this uses two cores); a
+    problem in the qrels is reported before one in that run, as when reading one after the other."""
+    run_paths = list(run_paths)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pending = pool.submit(lambda: QrelsIndex(read_qrels(qrels_path)))
+        try:
+            first = read_run(run_paths[0]) if run_paths else None
+        except TrecFormatError:
+            pending.result()
+            raise
+        yield pending.result()
+    if first is not None:
+        yield first
+    # Later runs one at a time: not holding on to the one before lets the caller drop it first.
+    del first
+    for path in run_paths[1:]:
+        yield read_run(path)
 
 
 def evaluate_run(
@@ -90,19 +115,21 @@ def evaluate_run(
     if not known.all():
         run = Run(run.query[known], run.document[known], run.score[known], run.line[known], run.path)
         row_of_query = row_of_query[known]
-    labels = _labels_of(qrels, row_of_query, run)
+    layout = _Layout.of(row_of_query, len(qrels.query_ids))
+    labels = _labels_of(qrels, row_of_query, layout, run)
     ranked = ranked_order(row_of_query, run.score, run.document)
     if ranked is not None:
-        row_of_query, labels = row_of_query[ranked], labels[ranked]
+        row_of_query, labels, layout = row_of_query[ranked], labels[ranked], None
     if judged_only:
         judged = ~np.isnan(labels)
-        row_of_query, labels = row_of_query[judged], labels[judged]
+        row_of_query, labels, layout = row_of_query[judged], labels[judged], None
+    if layout is None:
+        layout = _Layout.of(row_of_query, len(qrels.query_ids))
 
     scored = np.ones(len(qrels.query_ids), bool) if complete else np.zeros(len(qrels.query_ids), bool)
     scored[row_of_query] = True
-    rows, positions, width = _positions_within(row_of_query, len(qrels.query_ids))
-    matrix = np.full((len(qrels.query_ids), width), np.nan)
-    matrix[rows, positions] = labels
+    matrix = np.full((len(qrels.query_ids), layout.width), np.nan)
+    matrix[row_of_query, layout.positions] = labels
     judged_labels = qrels.judged
     if not scored.all():
         matrix, judged_labels = matrix[scored], judged_labels[scored]
@@ -136,54 +163,120 @@ def _rows_of(query_ids: np.ndarray, query: np.ndarray) -> np.ndarray:
     return np.repeat(np.where(present, found, -1).astype(np.int32), np.diff(heads, append=query.size))
 
 
-def _positions_within(rows: np.ndarray, n_rows: int) -> tuple[np.ndarray, np.ndarray, int]:
-    """Each entry's 0-based position among the entries of its row, keeping their order."""
-    if rows.size == 0:
-        return rows, rows, 0
-    sizes = np.bincount(rows, minlength=n_rows)
-    heads = _block_heads(rows)
-    if heads.size == np.count_nonzero(sizes):
-        # Each row is one contiguous block (the usual file layout): no sort needed.
-        return (
-            rows,
-            np.arange(rows.size) - np.repeat(heads, np.diff(heads, append=rows.size)),
-            int(sizes.max()),
-        )
-    order = np.argsort(rows, kind="stable")
-    starts = np.cumsum(sizes) - sizes
-    positions = np.empty(rows.size, dtype=np.int64)
-    positions[order] = np.arange(rows.size) - starts[rows[order]]
-    return rows, positions, int(sizes.max())
+@dataclass(frozen=True)
+class _Layout:
+    """Each entry's 0-based position among the entries of its row (keeping their order), the widest row,
+    and the way back from (row, position) to the entry: `by_row[base[row] + position]`, or without
+    `by_row` (each row one contiguous block, the usual file layout) `base[row] + position`."""
+
+    positions: np.ndarray
+    width: int
+    base: np.ndarray
+    by_row: np.ndarray | None
+
+    @classmethod
+    def of(cls, rows: np.ndarray, n_rows: int) -> "_Layout":
+        index = _index_type(rows.size)
+        if rows.size == 0:
+            return cls(rows.astype(index), 0, np.zeros(n_rows, index), None)
+        sizes = np.bincount(rows, minlength=n_rows)
+        heads = _block_heads(rows)
+        if heads.size == np.count_nonzero(sizes):
+            # Each row is one contiguous block: no sort needed.
+            base = np.zeros(n_rows, index)
+            base[rows[heads]] = heads
+            positions = np.arange(rows.size, dtype=index)
+            positions -= np.repeat(heads.astype(index), np.diff(heads, append=rows.size))
+            return cls(positions, int(sizes.max()), base, None)
+        by_row = np.argsort(rows, kind="stable").astype(index)
+        base = (np.cumsum(sizes) - sizes).astype(index)
+        positions = np.empty(rows.size, dtype=index)
+        positions[by_row] = np.arange(rows.size, dtype=index) - base[rows[by_row]]
+        return cls(positions, int(sizes.max()), base, by_row)
+
+    def entries(self, rows: np.ndarray, positions: np.ndarray) -> np.ndarray:
+        index = self.base[rows]
+        index += positions
+        return index if self.by_row is None else self.by_row[index]
 
 
-def _hash_bytes(values: np.ndarray, seed: int) -> np.ndarray:
-    """A 64-bit hash of each `S` value (its bytes in 8-byte words, folded and mixed)."""
-    width = values.dtype.itemsize
-    padded_width = -(-width // 8) * 8
-    matrix = np.zeros((values.size, padded_width), dtype=np.uint8)
-    matrix[:, :width] = values.view(np.uint8).reshape(values.size, width)
-    words = matrix.view(np.uint64)
-    hashed = np.full(values.size, seed, dtype=np.uint64)
-    for column in range(words.shape[1]):
-        hashed ^= words[:, column]
-        hashed = _mix(hashed)
-    return hashed
+def _index_type(size: int) -> type:
+    """int32 indices while they fit: half the memory of int64."""
+    return np.int32 if size < 1 << 31 else np.int64
 
 
-def _mix(values: np.ndarray) -> np.ndarray:
-    """splitmix64's finalizer: every input bit moves every output bit."""
-    values = values ^ (values >> np.uint64(30))
+def _pair_keys(
+    rows: np.ndarray,
+    document: np.ndarray,
+    seed: int,
+    positions: np.ndarray | None = None,
+    position_bits: int = 0,
+) -> np.ndarray:
+    """64-bit keys of (query row, document): the row in the top bits, so sorted keys keep each query's
+    entries together (the lookups that follow stay in cache), then 40 bits of the document's hash (its
+    bytes in 8-byte words, each folded in and mixed), then, when given, the entry's position in its row.
+    Computed a block at a time so that the temporaries stay in cache."""
+    width = document.dtype.itemsize
+    n_words = -(-width // 8)
+    raw = document.view(np.uint8).reshape(document.size, width)
+    keys = np.empty(document.size, dtype=np.uint64)
+    padded = np.zeros((_BLOCK, n_words * 8), dtype=np.uint8)
+    words = padded.view(np.uint64)
+    scratch = np.empty(_BLOCK, dtype=np.uint64)
+    for begin in range(0, document.size, _BLOCK):
+        part = slice(begin, begin + _BLOCK)
+        count = min(_BLOCK, document.size - begin)
+        padded[:count, :width] = raw[part]
+        hashed, spare = keys[part], scratch[:count]
+        hashed.fill(seed)
+        for column in range(n_words):
+            hashed ^= words[:count, column]
+            _mix(hashed, spare)
+        hashed >>= np.uint64(64 - _DOCUMENT_BITS)
+        np.copyto(spare, rows[part], casting="unsafe")
+        spare <<= np.uint64(_DOCUMENT_BITS)
+        hashed |= spare
+        if positions is not None:
+            hashed <<= np.uint64(position_bits)
+            np.copyto(spare, positions[part], casting="unsafe")
+            hashed |= spare
+    return keys
+
+
+def _mix(values: np.ndarray, scratch: np.ndarray) -> None:
+    """splitmix64's finalizer, in place: every input bit moves every output bit."""
+    np.right_shift(values, np.uint64(30), out=scratch)
+    values ^= scratch
     values *= np.uint64(0xBF58476D1CE4E5B9)
-    values ^= values >> np.uint64(27)
+    np.right_shift(values, np.uint64(27), out=scratch)
+    values ^= scratch
     values *= np.uint64(0x94D049BB133111EB)
-    return values ^ (values >> np.uint64(31))
+    np.right_shift(values, np.uint64(31), out=scratch)
+    values ^= scratch
 
 
-def _pair_keys(rows: np.ndarray, document: np.ndarray, seed: int) -> np.ndarray:
-    """64-bit keys of (query row, document): the row in the top 24 bits, so sorted keys keep each query's
-    entries together (the lookups that follow stay in cache), and 40 bits of the document's hash."""
-    document_hash = _hash_bytes(document, seed) >> np.uint64(64 - _DOCUMENT_BITS)
-    return (rows.astype(np.uint64) << np.uint64(_DOCUMENT_BITS)) | document_hash
+def _sorted_pairs(rows: np.ndarray, layout: _Layout, document: np.ndarray, seed: int):
+    """The pair keys sorted, and the entry of each. When the row, hash and position within the row fit in
+    64 bits together, the keys carry their entry's position and a plain sort (several times faster than an
+    argsort) suffices; otherwise an argsort."""
+    position_bits = max(layout.width - 1, 0).bit_length()
+    row_bits = int(rows.max()).bit_length() if rows.size else 0
+    if row_bits + _DOCUMENT_BITS + position_bits > 64:
+        keys = _pair_keys(rows, document, seed)
+        order = np.argsort(keys)
+        return keys[order], order
+    keys = _pair_keys(rows, document, seed, layout.positions, position_bits)
+    keys.sort()
+    order = np.empty(keys.size, dtype=_index_type(keys.size))
+    position_mask, row_shift = np.uint64((1 << position_bits) - 1), np.uint64(_DOCUMENT_BITS + position_bits)
+    # Decoded a block at a time: small temporaries.
+    for begin in range(0, keys.size, _BLOCK):
+        part = keys[begin : begin + _BLOCK]
+        order[begin : begin + _BLOCK] = layout.entries(
+            (part >> row_shift).astype(np.intp), (part & position_mask).astype(np.intp)
+        )
+    keys >>= np.uint64(position_bits)
+    return keys, order
 
 
 def _check_duplicates(keys, order, document, line, path) -> None:
@@ -201,35 +294,32 @@ def _check_duplicates(keys, order, document, line, path) -> None:
     )
 
 
-def _labels_of(qrels: QrelsIndex, row_of_query: np.ndarray, run: Run) -> np.ndarray:
+def _labels_of(qrels: QrelsIndex, row_of_query: np.ndarray, layout: _Layout, run: Run) -> np.ndarray:
     """The qrels label of each run entry, NaN where unjudged."""
     for seed in _SEEDS:
         try:
-            return _join(qrels, row_of_query, run, seed)
+            return _join(qrels, row_of_query, layout, run, seed)
         except _Collision:
             continue
     raise RuntimeError("hash collisions under every seed; the input is adversarial")
 
 
-def _join(qrels: QrelsIndex, row_of_query: np.ndarray, run: Run, seed: int) -> np.ndarray:
+def _join(qrels: QrelsIndex, row_of_query: np.ndarray, layout: _Layout, run: Run, seed: int) -> np.ndarray:
     qrels_keys, qrels_entry = qrels.sorted_keys(seed)
-    run_keys = _pair_keys(row_of_query, run.document, seed)
-    order = np.argsort(run_keys)
-    run_keys = run_keys[order]
+    run_keys, order = _sorted_pairs(row_of_query, layout, run.document, seed)
     _check_duplicates(run_keys, order, run.document, run.line, run.path)
     labels = np.full(run.document.size, np.nan)
     if qrels_keys.size == 0:
         return labels
-    found_at = np.minimum(np.searchsorted(qrels_keys, run_keys), qrels_keys.size - 1)
-    hit = qrels_keys[found_at] == run_keys
-    del run_keys
-    entry, matched = qrels_entry[found_at[hit]], order[hit]
-    del found_at, hit, order
-    # Equal keys mean the same query row (its bits are exact); the document ids must match byte for byte,
-    # checked a slice at a time to keep the copies small.
-    for start in range(0, entry.size, _CHECK_SLICE):
-        part = slice(start, start + _CHECK_SLICE)
-        if not (qrels.document[entry[part]] == run.document[matched[part]]).all():
+    # A slice of the run at a time, to keep the copies small. Equal keys mean the same query row (its bits
+    # are exact); the document ids must match byte for byte.
+    for begin in range(0, run_keys.size, _CHECK_SLICE):
+        part = slice(begin, begin + _CHECK_SLICE)
+        found = np.searchsorted(qrels_keys, run_keys[part])
+        np.minimum(found, qrels_keys.size - 1, out=found)
+        hit = qrels_keys[found] == run_keys[part]
+        entry, matched = qrels_entry[found[hit]], order[part][hit]
+        if not (qrels.document[entry] == run.document[matched]).all():
             raise _Collision
-    labels[matched] = qrels.label[entry]
+        labels[matched] = qrels.label[entry]
     return labels

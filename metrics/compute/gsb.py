@@ -26,7 +26,7 @@ from metrics.compute.labels import (
     divide_or_nan,
     position_counts,
 )
-from metrics.compute.significance import Resampling, bootstrap_sums
+from metrics.compute.resampling import Resampling, bootstrap_sums, item_kinds
 
 _BAD, _SAME, _GOOD = range(3)  # columns of the per-query counts, in VERDICT_SCALE order
 
@@ -84,7 +84,9 @@ def gsb_summary(
     `changed` (bool per query) tells which queries' lists differ; None means no list is known to be identical,
     so every judged query counts as changed. The bootstrap draws the judged queries with replacement
     `n_resamples` times from `np.random.default_rng(seed)`; each resample's score is
-    (sum good - sum bad) / (sum judgments) over the drawn queries.
+    (sum good - sum bad) / (sum judgments) over the drawn queries. Queries with the same (bad, same, good)
+    counts are one kind, so the numbers of draws of each kind are drawn as multinomial(n judged queries,
+    share of the kind) (`resampling.bootstrap_sums`): the same distribution, at a cost independent of n.
     """
     n_queries = check_count(n_queries, "n_queries")
     query = as_index(query, "query", size=n_queries, size_name="n_queries")
@@ -190,8 +192,9 @@ def _bootstrap(counts: np.ndarray, resampling: Resampling) -> tuple[float, float
     if counts.shape[0] == 0:
         return float("nan"), float("nan"), float("nan")
     rng = np.random.default_rng(resampling.seed)
+    first, multiplicity = item_kinds(counts)
     # Every judged query has a judgment, so no resample is empty.
-    scores = _score(bootstrap_sums(counts, resampling, rng))
+    scores = _score(bootstrap_sums(counts[first].astype(float), resampling, rng, multiplicity=multiplicity))
     low, high = resampling.interval(scores)
     return float(low), float(high), float(scores.std())
 

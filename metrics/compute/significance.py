@@ -7,21 +7,28 @@ queries and sign flips for every measure. `queries_to_significance` / `additiona
 more queries a paired test would need.
 
 The bootstrap and the sign flips are matrix products of [resamples × queries] matrices with the per-query
-statistics, computed in chunks of at most ~5e6 entries; `bootstrap_sums` is shared with the GSB interval.
+statistics, computed in chunks of at most ~1e6 entries (`metrics.compute.resampling`).
 """
 
 import math
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
 from scipy import stats
 
-from metrics.compute.labels import as_float, check_count, check_same_length
+from metrics.compute.labels import as_float, check_same_length
+from metrics.compute.resampling import (
+    Resampling,
+    bootstrap_sums,
+    check_probability,
+    check_resamples,
+    sign_flip_sums,
+)
 
 TIE_TOLERANCE = 1e-12
-_ENTRIES_PER_CHUNK = 5_000_000
+# Below this chance that a sign flip reaches the observed mean, no flip is drawn (see _sign_flip_counts).
+FLIP_SKIP_CHANCE = 1e-9
 
 
 @dataclass(frozen=True)
@@ -47,46 +54,6 @@ class PairedComparison:
     std_error: float
 
 
-@dataclass(frozen=True)
-class Resampling:
-    """Validated settings of a bootstrap or randomization test."""
-
-    n_resamples: int
-    confidence: float
-    seed: int
-
-    @classmethod
-    def of(cls, n_resamples: object, confidence: object, seed: object) -> "Resampling":
-        n_resamples = check_count(n_resamples, "n_resamples")
-        if n_resamples < 1:
-            raise ValueError("n_resamples must be at least 1")
-        check_probability(confidence, "confidence")
-        return cls(n_resamples, float(confidence), check_count(seed, "seed"))
-
-    def chunks(self, n_items: int) -> Iterator[int]:
-        """Sizes of the resample chunks, each a [chunk × n_items] matrix of at most ~5e6 entries."""
-        chunk = max(1, _ENTRIES_PER_CHUNK // max(n_items, 1))
-        for start in range(0, self.n_resamples, chunk):
-            yield min(chunk, self.n_resamples - start)
-
-    def interval(self, resampled: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The percentile interval of [resamples × k] statistics, one (low, high) per column."""
-        tail = (1 - self.confidence) / 2
-        low, high = np.quantile(resampled, [tail, 1 - tail], axis=0)
-        return low, high
-
-
-def bootstrap_sums(statistics: np.ndarray, resampling: Resampling, rng: np.random.Generator) -> np.ndarray:
-    """[n_resamples × k] sums of the [n × k] per-item statistics over items drawn n times with replacement."""
-    n = statistics.shape[0]
-    sums = []
-    for size in resampling.chunks(n):
-        drawn = rng.integers(0, n, size=(size, n)) + n * np.arange(size)[:, None]
-        times_drawn = np.bincount(drawn.ravel(), minlength=size * n).reshape(size, n)
-        sums.append(times_drawn @ statistics)
-    return np.concatenate(sums)
-
-
 def paired_comparison(
     baseline: ArrayLike,
     candidate: ArrayLike,
@@ -95,15 +62,17 @@ def paired_comparison(
     n_resamples: int = 10_000,
     confidence: float = 0.95,
     seed: int = 0,
+    n_flips: int | None = None,
 ) -> PairedComparison:
     """Compares two rankers' per-query scores of the same queries (`baseline[i]`, `candidate[i]`: query i).
 
     mean_delta = sum(w_i * (candidate_i - baseline_i)) / sum(w_i), w_i = 1 without weights.
 
     Interval: percentile bootstrap over queries (`n_resamples` resamples of n queries with replacement).
-    p-value: two-sided paired randomization test; each resample flips the sign of each query's delta with
-    probability 1/2, and p = (1 + #{|flipped mean| >= |mean_delta|}) / (1 + n_resamples). The bootstrap and
-    the flips come from `np.random.default_rng(seed)`, so a seed gives the same result every time.
+    p-value: two-sided paired randomization test; each of `n_flips` (default: `n_resamples`) resamples flips
+    the sign of each query's delta with probability 1/2, and p = (1 + #{|flipped mean| >= |mean_delta|}) /
+    (1 + n_flips). The bootstrap, then the flips, come from `np.random.default_rng(seed)`, so a seed gives
+    the same result every time.
 
     Weights (e.g. query frequency) must be positive. Raises ValueError on empty, NaN or mismatched inputs.
     """
@@ -117,6 +86,7 @@ def paired_comparison(
         n_resamples=n_resamples,
         confidence=confidence,
         seed=seed,
+        n_flips=n_flips,
     )
     return comparison
 
@@ -129,6 +99,7 @@ def paired_comparisons(
     n_resamples: int = 10_000,
     confidence: float = 0.95,
     seed: int = 0,
+    n_flips: int | None = None,
 ) -> list[PairedComparison]:
     """`paired_comparison` of each column of [queries × measures] scores, one result per measure.
 
@@ -146,6 +117,7 @@ def paired_comparisons(
         raise ValueError("baseline and candidate must hold at least one query")
     weights = _as_weights(weights, n)
     resampling = Resampling.of(n_resamples, confidence, seed)
+    n_flips = resampling.n_resamples if n_flips is None else check_resamples(n_flips, "n_flips")
     if n_measures == 0:
         return []
 
@@ -161,13 +133,10 @@ def paired_comparisons(
     ci_low, ci_high = resampling.interval(resampled_mean)
     std_error = resampled_mean.std(axis=0)
 
-    threshold = np.abs(mean_delta) - TIE_TOLERANCE
-    as_extreme = np.zeros(n_measures, dtype=np.int64)
-    for size in resampling.chunks(n):
-        flips = 1.0 - 2.0 * rng.integers(0, 2, size=(size, n))
-        flipped_mean = flips @ weighted_delta / total_weight
-        as_extreme += (np.abs(flipped_mean) >= threshold).sum(axis=0)
-    p_value = (1 + as_extreme) / (1 + resampling.n_resamples)
+    as_extreme = _sign_flip_counts(
+        weighted_delta, np.abs(mean_delta) - TIE_TOLERANCE, total_weight, n_flips, rng
+    )
+    p_value = (1 + as_extreme) / (1 + n_flips)
 
     mean_baseline = weights @ baseline / total_weight
     mean_candidate = weights @ candidate / total_weight
@@ -189,6 +158,35 @@ def paired_comparisons(
         )
         for j in range(n_measures)
     ]
+
+
+def _sign_flip_counts(
+    weighted_delta: np.ndarray,
+    threshold: np.ndarray,
+    total_weight: float,
+    n_flips: int,
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """How many of the `n_flips` sign flips give a |weighted mean| >= `threshold`, per measure.
+
+    Only measures whose count is in doubt are flipped (the flips of one measure do not depend on which others
+    are flipped, so the counts are those of flipping all). Known without flipping:
+
+    - a threshold <= 0 (every delta 0, or a mean within the tie tolerance of 0): every flip counts;
+    - a far-out mean: a flipped sum S = sum_i ±v_i has P(|S| >= t) <= 2 exp(-t² / (2 sum_i v_i²))
+      (Hoeffding), so when n_flips times that bound is below `FLIP_SKIP_CHANCE` no flip counts, except with
+      a chance below `FLIP_SKIP_CHANCE`.
+    """
+    counts = np.where(threshold <= 0, n_flips, 0)
+    t = np.maximum(threshold, 0) * total_weight
+    variance = (weighted_delta**2).sum(axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_chance = np.log(2.0 * n_flips) - t**2 / (2 * variance)
+    doubtful = np.flatnonzero((threshold > 0) & (log_chance > np.log(FLIP_SKIP_CHANCE)))
+    if doubtful.size:
+        flipped_mean = sign_flip_sums(weighted_delta[:, doubtful], n_flips, rng) / total_weight
+        counts[doubtful] = (np.abs(flipped_mean) >= threshold[doubtful]).sum(axis=0)
+    return counts
 
 
 def queries_to_significance(deltas: ArrayLike, *, alpha: float = 0.05, power: float = 0.8) -> int | None:
@@ -231,11 +229,6 @@ def additional_queries(
     # The small slack keeps an exact integer result (e.g. 16.000000000000004) from rounding up.
     needed = math.ceil(n * (z * std_error / abs(effect)) ** 2 - 1e-9)
     return max(0, needed - n)
-
-
-def check_probability(value: object, name: str) -> None:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < 1:
-        raise ValueError(f"{name} must be between 0 and 1, got {value!r}")
 
 
 def _as_score_matrix(values: ArrayLike, name: str) -> np.ndarray:

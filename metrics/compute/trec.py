@@ -5,7 +5,8 @@ tag`; the rank column is ignored, as trec_eval does. Fields are separated by any
 blank lines are skipped; gzipped files are read as such. Errors name the file and line.
 
 The file is tokenized in windows of whole lines with vectorized byte comparisons; the identifier columns come
-out as NumPy bytes arrays (`S` dtype), the number columns as float64.
+out as NumPy bytes arrays (`S` dtype), gathered as 8-byte words; the number columns as float64, plain
+decimals parsed in bulk by `decimals` (the same doubles as `float()`).
 """
 
 import gzip
@@ -18,11 +19,16 @@ from typing import TextIO
 
 import numpy as np
 
-WINDOW_BYTES = 32 << 20
+from metrics.compute.decimals import PADDING, parse_decimals, words
+
+WINDOW_BYTES = 8 << 20
 MAX_TOKEN_BYTES = 255
 _NEWLINE = 10
 # Space and every control byte below it (tab, newline, carriage return...) separate fields.
 _LAST_BLANK = 32
+# Keeping the low k bytes of a little-endian word: _KEEP_BYTES[k].
+_KEEP_BYTES = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)
+assert MAX_TOKEN_BYTES + 1 >= PADDING
 
 
 class TrecFormatError(ValueError):
@@ -58,15 +64,13 @@ class Run:
 def read_qrels(path: str | Path) -> Qrels:
     """Reads `qid iter docid label`."""
     columns = _read_columns(str(path), n_fields=4, keep=(0, 2, 3), names=("query id", "document id", "label"))
-    query, document, label, line = columns
-    return Qrels(query, document, _as_numbers(label, line, str(path), "label"), line, str(path))
+    return Qrels(*columns, str(path))
 
 
 def read_run(path: str | Path) -> Run:
     """Reads `qid Q0 docid rank score tag`."""
     columns = _read_columns(str(path), n_fields=6, keep=(0, 2, 4), names=("query id", "document id", "score"))
-    query, document, score, line = columns
-    return Run(query, document, _as_numbers(score, line, str(path), "score"), line, str(path))
+    return Run(*columns, str(path))
 
 
 def read_run_rankings(path: str | Path) -> dict[str, list[str]]:
@@ -133,33 +137,67 @@ def _refuse_duplicates(query, document, line, path: str, what: str) -> None:
 
 def _windows(path: str) -> Iterator[np.ndarray]:
     """The file (gunzipped) in windows of whole lines, each followed by NUL bytes so that any token's bytes
-    can be viewed past its end; read a window at a time, never the whole file at once."""
-    padding = np.zeros(MAX_TOKEN_BYTES + 1, dtype=np.uint8)
+    can be viewed past its end; read a window at a time into one reused buffer, never the whole file.
+    Each window is only valid until the next is asked for."""
+    padding = MAX_TOKEN_BYTES + 1
+    capacity = WINDOW_BYTES
+    buffer = np.empty(capacity + padding, dtype=np.uint8)
+    filled = 0
     try:
         with open(path, "rb") as raw:
             gzipped = raw.read(2) == b"\x1f\x8b"
             raw.seek(0)
             file = gzip.GzipFile(fileobj=raw) if gzipped else raw
-            carry = b""
             while True:
-                chunk = file.read(WINDOW_BYTES)
-                data = carry + chunk
-                cut = data.rfind(b"\n") + 1 if chunk else len(data)
-                carry = data[cut:]
+                end = _fill(file, buffer, filled, capacity)
+                at_end = end < capacity
+                cut = end if at_end else _after_last_newline(buffer, end)
+                if cut == 0 and not at_end:
+                    # A line longer than the buffer: grow it and read on.
+                    capacity *= 2
+                    buffer = np.concatenate((buffer[:end], np.empty(capacity + padding - end, np.uint8)))
+                    filled = end
+                    continue
+                carry = buffer[cut:end].copy()
+                buffer[cut : cut + padding] = 0
                 if cut:
-                    yield np.concatenate((np.frombuffer(data, dtype=np.uint8, count=cut), padding))
-                if not chunk:
+                    yield buffer[: cut + padding]
+                if at_end:
                     return
+                filled = carry.size
+                buffer[:filled] = carry
     except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
         raise TrecFormatError(path, None, f"not a valid gzip file: {exc}") from None
     except OSError as exc:
         raise TrecFormatError(path, None, f"cannot read: {exc.strerror or exc}") from None
 
 
+def _fill(file, buffer: np.ndarray, start: int, stop: int) -> int:
+    """Reads into buffer[start:stop] until it is full or the file ends; returns where the data ends."""
+    view = memoryview(buffer)
+    while start < stop:
+        count = file.readinto(view[start:stop])
+        if not count:
+            break
+        start += count
+    return start
+
+
+def _after_last_newline(buffer: np.ndarray, end: int) -> int:
+    """The index after the last newline in buffer[:end], 0 when there is none (searched back in steps)."""
+    step = 1 << 16
+    for stop in range(end, 0, -step):
+        found = np.flatnonzero(buffer[max(stop - step, 0) : stop] == _NEWLINE)
+        if found.size:
+            return max(stop - step, 0) + int(found[-1]) + 1
+    return 0
+
+
 def _read_columns(
     path: str, *, n_fields: int, keep: tuple[int, ...], names: tuple[str, ...]
 ) -> list[np.ndarray]:
-    """The kept fields of every non-blank line as `S` arrays, then the 1-based line number of each."""
+    """The kept fields of every non-blank line, the last one parsed as numbers and the others as `S`
+    arrays, then the 1-based line number of each."""
     pieces: list[list[np.ndarray]] = [[] for _ in range(len(keep) + 1)]
     first_line = 1
     for window in _windows(path):
@@ -169,8 +207,12 @@ def _read_columns(
             piece.append(column)
         first_line += n_lines
     if not pieces[0]:
-        return [np.zeros(0, dtype="S1")] * len(keep) + [np.zeros(0, dtype=np.int32)]
-    return [np.concatenate(piece) for piece in pieces]
+        return [np.zeros(0, dtype="S1")] * (len(keep) - 1) + [np.zeros(0), np.zeros(0, dtype=np.int32)]
+    # Column by column, each column's pieces let go as soon as it is joined: less memory at the peak.
+    columns = []
+    while pieces:
+        columns.append(np.concatenate(pieces.pop(0)))
+    return columns
 
 
 def _tokenize(
@@ -188,19 +230,26 @@ def _tokenize(
     simple = _split_single_separated(window, n_fields)
     if simple is not None:
         starts, ends, n_lines = simple
-        line_of_entry = np.arange(n_lines)
+        lines = np.arange(first_line, first_line + n_lines, dtype=np.int32)
     else:
         starts, ends, line_of_entry, n_lines = _split_any(window, n_fields, path, first_line)
+        lines = (first_line + line_of_entry).astype(np.int32)
+    view = words(tail)
     columns = []
-    for field, name in zip(keep, names, strict=True):
-        field_starts = starts[field::n_fields]
+    for index, (field, name) in enumerate(zip(keep, names, strict=True)):
+        # As intp once: NumPy converts any other index type on every gather.
+        field_starts = starts[field::n_fields].astype(np.intp)
         lengths = ends[field::n_fields] - field_starts
         too_long = np.flatnonzero(lengths > MAX_TOKEN_BYTES)
         if too_long.size:
-            line = first_line + int(line_of_entry[too_long[0]])
-            raise TrecFormatError(path, line, f"the {name} is longer than {MAX_TOKEN_BYTES} bytes")
-        columns.append(_token_bytes(tail, field_starts, lengths))
-    return [*columns, (first_line + line_of_entry).astype(np.int32)], n_lines
+            raise TrecFormatError(
+                path, int(lines[too_long[0]]), f"the {name} is longer than {MAX_TOKEN_BYTES} bytes"
+            )
+        if index == len(keep) - 1:
+            columns.append(_numbers(tail, view, field_starts, lengths, lines, path, name))
+        else:
+            columns.append(_token_bytes(view, field_starts, lengths))
+    return [*columns, lines], n_lines
 
 
 def _split_single_separated(window: np.ndarray, n_fields: int) -> tuple[np.ndarray, np.ndarray, int] | None:
@@ -208,20 +257,35 @@ def _split_single_separated(window: np.ndarray, n_fields: int) -> tuple[np.ndarr
     and every line ending in a newline, from the separators alone; None for anything else."""
     if window[-1] != _NEWLINE:
         return None
-    separators = np.flatnonzero(window <= _LAST_BLANK)
+    separators = _true_positions(window <= _LAST_BLANK)
     if separators.size % n_fields:
         return None
-    grid = separators.reshape(-1, n_fields)
-    if not (window[grid[:, -1]] == _NEWLINE).all() or (window[grid[:, :-1]] == _NEWLINE).any():
+    n_lines = separators.size // n_fields
+    # Every line's last separator is a newline, and there is no other newline.
+    if not (window[separators[n_fields - 1 :: n_fields]] == _NEWLINE).all():
         return None
-    starts = np.empty_like(grid)
-    starts[0, 0] = 0
-    starts[1:, 0] = grid[:-1, -1] + 1
-    starts[:, 1:] = grid[:, :-1] + 1
-    # An empty token means two separators in a row, or a blank at a line's start.
-    if (grid <= starts).any():
+    if np.count_nonzero(window == _NEWLINE) != n_lines:
         return None
-    return starts.ravel(), separators, grid.shape[0]
+    # An empty token means a blank at the window's start or two separators in a row.
+    if window[0] <= _LAST_BLANK or (np.diff(separators) == 1).any():
+        return None
+    starts = np.empty_like(separators)
+    starts[0] = 0
+    starts[1:] = separators[:-1] + 1
+    return starts, separators, n_lines
+
+
+def _true_positions(mask: np.ndarray) -> np.ndarray:
+    """np.flatnonzero(mask) as int32 (when it fits), by boolean indexing in slices: twice as fast."""
+    step = 1 << 20
+    dtype = np.int32 if mask.size < 1 << 31 else np.int64
+    index = np.arange(min(step, mask.size), dtype=dtype)
+    parts = []
+    for begin in range(0, mask.size, step):
+        part = index[: min(step, mask.size - begin)][mask[begin : begin + step]]
+        part += begin
+        parts.append(part)
+    return np.concatenate(parts) if parts else index[:0]
 
 
 def _split_any(
@@ -251,24 +315,37 @@ def _split_any(
     return starts, ends, line_of_entry, newlines.size
 
 
-def _token_bytes(tail: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """The tokens at `starts` as an `S` array, padded with NUL to the longest; `tail` extends past them."""
+def _token_bytes(view: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The tokens at `starts` as an `S` array, padded with NUL to the longest; `view` is `words()` of the
+    buffer, which extends past every token. Each token is gathered as whole 8-byte words, masked."""
     width = int(lengths.max()) if lengths.size else 1
-    view_end = int(starts[-1]) + width if starts.size else 0
-    # Rows of a sliding view are gathered without an index matrix; bytes past each token become NUL.
-    matrix = np.lib.stride_tricks.sliding_window_view(tail[:view_end], width)[starts]
-    matrix *= np.arange(width) < lengths[:, None]
-    return matrix.view(f"S{width}").ravel()
+    n_words = -(-width // 8)
+    matrix = np.empty((starts.size, n_words), dtype="<u8")
+    for word in range(n_words):
+        kept = np.clip(lengths - 8 * word, 0, 8)
+        np.bitwise_and(view[starts + 8 * word], _KEEP_BYTES[kept], out=matrix[:, word])
+    padded = matrix.view(np.uint8).reshape(starts.size, 8 * n_words)
+    if width < 8 * n_words:
+        padded = np.ascontiguousarray(padded[:, :width])
+    return padded.view(f"S{width}").ravel()
+
+
+def _numbers(tail, view, starts, lengths, lines, path: str, name: str) -> np.ndarray:
+    """Parses number tokens: single digits (most labels) from their byte, plain decimals in bulk
+    (`decimals`), anything else with NumPy's parser; a token that is no finite number is an error."""
+    if lengths.size and (lengths == 1).all():
+        digits = tail[starts].astype(np.int16) - ord("0")
+        if ((digits >= 0) & (digits <= 9)).all():
+            return digits.astype(float)
+    values, parsed = parse_decimals(tail, starts, lengths)
+    rest = np.flatnonzero(~parsed)
+    if rest.size:
+        values[rest] = _as_numbers(_token_bytes(view, starts[rest], lengths[rest]), lines[rest], path, name)
+    return values
 
 
 def _as_numbers(tokens: np.ndarray, line: np.ndarray, path: str, name: str) -> np.ndarray:
-    """Parses number tokens; single digits (most labels) are read straight from their byte."""
-    if tokens.size == 0:
-        return np.zeros(0)
-    if tokens.dtype.itemsize == 1:
-        digits = tokens.view(np.uint8).astype(np.int16) - ord("0")
-        if ((digits >= 0) & (digits <= 9)).all():
-            return digits.astype(float)
+    """Parses number tokens with NumPy; names the first that is not a finite number."""
     try:
         values = tokens.astype(np.float64)
     except ValueError:

@@ -5,7 +5,8 @@ from annotation.models import Campaign, Query
 from annotation.roles import can_review, role_required
 from metrics.reports import CONTENT_TYPES, REPORT_FORMATS, report_filename, report_render
 from metrics.reports.data import chart_data, report_data
-from metrics.selectors_launch import campaign_overview, launch_report_build, query_drilldown
+from metrics.selectors_drilldown import query_drilldown
+from metrics.selectors_launch import campaign_overview, launch_report_build
 
 
 @role_required(can_review)

@@ -6,9 +6,9 @@ import pytest
 from django.utils import timezone
 
 from annotation.errors import TaskError, TaskErrorCode
-from annotation.models import Assignment, SideBySideTask, SkipReason
+from annotation.models import Assignment, RelevanceTask, SideBySideTask, SkipReason
 from annotation.selectors import annotator_campaigns, campaign_progress
-from annotation.services.assignment import task_next, task_skip
+from annotation.services.assignment import leases_expire, task_next, task_skip
 from annotation.services.labels import judgment_submit, preference_submit
 
 
@@ -118,6 +118,7 @@ def test_side_is_random_per_annotator_and_stored(campaign, make_user):
         for task in campaign.relevance_tasks.all():  # skipped, so the side-by-side task comes next
             Assignment.objects.create(
                 annotator=user,
+                campaign=campaign,
                 relevance_task=task,
                 status="skipped",
                 skip_reason="cant_load",
@@ -195,3 +196,50 @@ def test_campaign_progress(campaign, make_user, django_assert_max_num_queries):
     relevance, sbs = progress["kinds"]
     assert (relevance["tasks"], relevance["complete"], relevance["labels_left"]) == (8, 0, 8)
     assert (sbs["tasks"], sbs["automatic_same"], sbs["labels_left"]) == (1, 1, 1)
+
+
+def assert_slots_match_rows(campaign) -> None:
+    """The counter the hand-out reads equals what it stands for: labels plus leases not given back."""
+    for task in campaign.relevance_tasks.all():
+        held = task.assignments.filter(status=Assignment.Status.LEASED).count()
+        assert task.slots_spent == task.judgments.count() + held, task
+    for task in campaign.side_by_side_tasks.all():
+        held = task.assignments.filter(status=Assignment.Status.LEASED).count()
+        assert task.slots_spent == task.preferences.count() + held, task
+
+
+def test_slot_counter_follows_leases_labels_skips_and_expiry(campaign, make_user):
+    a, b = make_user("a", "annotator"), make_user("b", "annotator")
+    first = task_next(annotator=a, campaign=campaign)
+    assert RelevanceTask.objects.get(pk=first.relevance_task_id).slots_spent == 1
+    answer(a, first)
+    second = task_next(annotator=a, campaign=campaign)
+    task_skip(annotator=a, assignment=second, reason=SkipReason.CANT_LOAD)
+    third = task_next(annotator=a, campaign=campaign)
+    expire(third)
+    assert_slots_match_rows(campaign)
+    task_next(annotator=b, campaign=campaign)  # any hand-out gives expired slots back
+    third.refresh_from_db()
+    assert third.status == Assignment.Status.EXPIRED
+    assert_slots_match_rows(campaign)
+    answer(a, third)  # late, and the task has room: taken, and its slot spent again
+    third.refresh_from_db()
+    assert third.status == Assignment.Status.SUBMITTED
+    work_through(a, campaign)
+    work_through(b, campaign)
+    assert_slots_match_rows(campaign)
+
+
+def test_expired_lease_given_back_is_renewed_for_its_annotator(campaign, make_user):
+    campaign.overlap = 1
+    campaign.save()
+    a = make_user("a", "annotator")
+    first = task_next(annotator=a, campaign=campaign)
+    expire(first)
+    leases_expire(now=timezone.now())
+    first.refresh_from_db()
+    assert first.status == Assignment.Status.EXPIRED
+    assert_slots_match_rows(campaign)
+    again = task_next(annotator=a, campaign=campaign)  # the first task in a's order, free again
+    assert again.pk == first.pk and again.status == Assignment.Status.LEASED
+    assert_slots_match_rows(campaign)

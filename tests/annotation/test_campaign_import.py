@@ -156,3 +156,43 @@ def test_database_rejects_impossible_campaign_settings(campaign, field, value):
     setattr(campaign, field, value)
     with pytest.raises(IntegrityError), transaction.atomic():
         campaign.save()
+
+
+def _bundle_without_rankings(tmp_path, bundle_data):
+    bundle_data.pop("rankings")
+    return write_bundle(tmp_path, bundle_data)
+
+
+def _run_file(tmp_path, name: str, lines: list[str]):
+    path = tmp_path / name
+    path.write_text("".join(line + "\n" for line in lines))
+    return path
+
+
+def test_import_campaign_reads_trec_runs(db, tmp_path, bundle_data):
+    bundle = _bundle_without_rankings(tmp_path, bundle_data)
+    online = _run_file(tmp_path, "online.run", ["q1 Q0 d1 1 2.0 on", "q1 Q0 d2 2 1.0 on"])
+    exp = _run_file(tmp_path, "exp.run", ["q1 Q0 d2 1 5.0 x", "q1 Q0 d9 2 4.0 x"])
+    call_command("import_campaign", str(bundle), "--run", f"online={online}", "--run", f"exp={exp}")
+    ranked = Ranking.objects.filter(model__name="exp").order_by("rank")
+    assert [r.document.external_id for r in ranked] == ["d2", "d9"]  # d9: a bare document, created
+
+
+@pytest.mark.parametrize(
+    ("lines", "message"),
+    [
+        (["q1 Q0 d1 1 2.0 on", "q1 Q0 d2 2"], r"online\.run:2: .*6"),
+        (
+            ["q1 Q0 " + "d" * 201 + " 1 2.0 on"],
+            r"online\.run: run: document id 'd{40}'\.\.\. is longer than 200",
+        ),
+        ([], r"online\.run: run: the run is empty"),
+    ],
+)
+def test_bad_run_file_names_it_and_writes_nothing(db, tmp_path, bundle_data, lines, message):
+    bundle = _bundle_without_rankings(tmp_path, bundle_data)
+    online = _run_file(tmp_path, "online.run", lines)
+    exp = _run_file(tmp_path, "exp.run", ["q1 Q0 d2 1 5.0 x"])
+    with pytest.raises(CommandError, match=message):
+        call_command("import_campaign", str(bundle), "--run", f"online={online}", "--run", f"exp={exp}")
+    assert not Campaign.objects.exists() and not Document.objects.exists()

@@ -12,6 +12,7 @@ from annotation.models import Assignment, Judgment, Preference
 from annotation.services.assignment import task_next
 from annotation.services.campaigns import campaign_import
 from annotation.services.labels import judgment_submit, preference_submit
+from annotation.services.tokens import token_get_or_create
 
 pytestmark = pytest.mark.postgres
 
@@ -61,7 +62,30 @@ def test_parallel_annotators_fill_every_task_exactly(transactional_db, bundle_da
     served = campaign.side_by_side_tasks.filter(lists_identical=False)
     assert set(preferences.values()) == {2} and set(preferences) == set(served.values_list("pk", flat=True))
     assert not Assignment.objects.filter(status=Assignment.Status.LEASED).exists()
+    spent = dict(campaign.relevance_tasks.values_list("pk", "slots_spent"))
+    assert spent == dict(judgments), "the slot counter drifted from the labels"
     pairs = Judgment.objects.values_list("task_id", "annotator_id")
     assert len(set(pairs)) == len(pairs)
     submitted = Assignment.objects.filter(status=Assignment.Status.SUBMITTED).count()
     assert submitted == sum(judgments.values()) + sum(preferences.values())
+
+
+def test_first_logins_at_once_share_one_token(transactional_db, make_user):
+    user = make_user("racer")  # no role: a flush by an earlier transactional test drops the groups
+    keys, errors, barrier = [], [], threading.Barrier(8)
+
+    def login() -> None:
+        try:
+            barrier.wait()
+            keys.append(token_get_or_create(user=user).key)
+        except Exception as error:  # noqa: BLE001 - reported by the main thread
+            errors.append(error)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=login) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert errors == [] and len(keys) == 8 and len(set(keys)) == 1

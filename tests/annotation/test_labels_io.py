@@ -50,6 +50,9 @@ def test_import_creates_labels_and_unknown_annotators(campaign, tmp_path):
     assert Judgment.objects.filter(task__campaign=campaign).count() == 3
     preference = Preference.objects.get(annotator=alice)
     assert (preference.verdict, preference.experimental_on_left) == ("good", True)
+    # imported labels spend their tasks' slots like labels from the workbench
+    assert preference.task.slots_spent == 2
+    assert all(t.slots_spent == t.judgments.count() for t in campaign.relevance_tasks.all())
 
 
 def test_export_then_import_is_lossless(campaign, tmp_path, bundle_data):

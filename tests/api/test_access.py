@@ -34,6 +34,7 @@ ROUTES = [
     ("GET", "/api/campaigns/", "signed in", "campaigns (?name=)"),
     ("POST", "/api/campaigns/", "managers", "create a campaign from a bundle"),
     ("GET", "/api/campaigns/{campaign_id}/", "signed in", "a campaign; models and settings for reviewers"),
+    ("PATCH", "/api/campaigns/{campaign_id}/", "managers", "change a campaign's texts and settings"),
     ("GET", "/api/campaigns/{campaign_id}/models/", "reviewers, managers", "models (?role=, ?name=)"),
     ("GET", "/api/campaigns/{campaign_id}/queries/", "reviewers, managers", "queries (?segment=, ?text=)"),
     ("POST", "/api/campaigns/{campaign_id}/runs/", "managers", "upload a TREC run for a model"),
@@ -171,7 +172,10 @@ def test_who_may_use_it(world, role, method, path, who):
     api = path.startswith("/api/")
     url = route_url(path, ids, tasks)
     client = _client(role, users, api)
-    response = client.post(url, {}) if method == "POST" else client.get(url)
+    if method == "PATCH":
+        response = client.patch(url, "{}", content_type="application/json")
+    else:
+        response = client.post(url, {}) if method == "POST" else client.get(url)
     login_redirect = response.status_code == 302 and "login/?next=" in response.get("Location", "")
     denied = response.status_code in (401, 403) or login_redirect
     if role in WHO[who]:

@@ -83,6 +83,61 @@ def test_malformed_json_is_a_400(manager):
     assert response.status_code == 400 and response.json()["code"] == "parse_error"
 
 
+@pytest.mark.parametrize(
+    "body",
+    [
+        "[" * 100_000 + "]" * 100_000,  # past Python's recursion limit while parsing
+        '{"name": ' * 40 + "1" + "}" * 40,  # parses, then is deeper than allowed
+    ],
+    ids=["recursion", "depth"],
+)
+def test_deeply_nested_json_is_a_400(manager, body):
+    response = manager.post("/api/campaigns/", body, content_type="application/json")
+    assert response.status_code == 400 and "nested deeper than 32" in response.json()["detail"]
+
+
+def test_manager_changes_settings_and_a_deeper_pool_adds_tasks(manager, campaign):
+    tasks = campaign.relevance_tasks.count()
+    body = {"guidelines": "Grade for a new visitor.", "settings": {"overlap": 4, "pool_depth": 10}}
+    response = manager.patch(f"/api/campaigns/{campaign.pk}/", body, format="json")
+    assert response.status_code == 200
+    assert (response.json()["overlap"], response.json()["guidelines"]) == (4, "Grade for a new visitor.")
+    campaign.refresh_from_db()
+    assert campaign.overlap == 4 and campaign.gsb_overlap == 2  # what was not named stays
+    assert campaign.relevance_tasks.count() > tasks
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"settings": {"overlap": 0}}, "settings.overlap"),
+        ({"settings": {"gain": "cubic"}}, "settings.gain"),
+        ({"settings": {"colour": "red"}}, "settings.colour"),
+        ({"settings": {"launch_alpha": 1.5}}, "settings.launch_alpha"),
+        ({"name": "renamed"}, "name"),
+        ({"guidelines": 3}, "guidelines"),
+        ([1, 2], "(top level)"),
+    ],
+)
+def test_bad_setting_changes_are_400_naming_the_field(manager, campaign, body, field):
+    before = manager.get(f"/api/campaigns/{campaign.pk}/").json()
+    response = manager.patch(f"/api/campaigns/{campaign.pk}/", body, format="json")
+    assert response.status_code == 400 and response.json()["field"] == field
+    assert manager.get(f"/api/campaigns/{campaign.pk}/").json() == before
+
+
+def test_side_by_side_shape_is_fixed_once_handed_out(manager, annotator, campaign):
+    response = manager.patch(f"/api/campaigns/{campaign.pk}/", {"settings": {"gsb_depth": 2}}, format="json")
+    assert response.status_code == 200  # nobody saw a side-by-side task yet: they are built again
+    assert campaign.side_by_side_tasks.exists()
+    while (task := annotator.post(f"/api/campaigns/{campaign.pk}/next-task/")).status_code == 200:
+        if task.json()["kind"] == "side_by_side":
+            break
+        annotator.post(f"/api/tasks/{task.json()['id']}/judgment/", {"grade": 1}, format="json")
+    response = manager.patch(f"/api/campaigns/{campaign.pk}/", {"settings": {"gsb_depth": 3}}, format="json")
+    assert response.status_code == 400 and response.json()["field"] == "settings.gsb_depth"
+
+
 def test_an_oversized_body_is_a_413(manager, bundle_data, settings):
     settings.MAX_UPLOAD_BYTES = 100
     response = manager.post("/api/campaigns/", bundle_data, format="json")

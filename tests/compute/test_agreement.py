@@ -105,17 +105,41 @@ def test_alpha_interval_is_the_percentile_interval_over_task_resamples():
     result = krippendorff_alpha(
         task, grade, n_tasks=40, scale=SCALE, level="interval", n_resamples=200, confidence=0.9, seed=12
     )
-    # The documented draw: default_rng([seed]) picks the pairable tasks, in task order, with replacement.
+    # The documented draw: pairable tasks with the same grade counts are one kind, kinds in the order of
+    # their first task; default_rng([seed]) draws how many tasks of each kind, multinomially.
     pairable = matrix[:, (~np.isnan(matrix)).sum(axis=0) >= 2]
-    draws = np.random.default_rng([12]).integers(0, pairable.shape[1], size=(200, pairable.shape[1]))
+    counts = np.stack([(pairable == value).sum(axis=0) for value in SCALE], axis=1)
+    _, first, inverse = np.unique(counts, axis=0, return_index=True, return_inverse=True)
+    order = np.argsort(first)
+    shares = [(inverse.ravel() == kind).mean() for kind in order]
+    draws = np.random.default_rng([12]).multinomial(pairable.shape[1], shares, size=200)
+    # Any task of a kind stands for all of them: alpha depends on a task's grade counts only.
     resampled = [
-        krippendorff.alpha(pairable[:, drawn], value_domain=SCALE, level_of_measurement="interval")
-        for drawn in draws
+        krippendorff.alpha(
+            pairable[:, np.repeat(first[order], row)], value_domain=SCALE, level_of_measurement="interval"
+        )
+        for row in draws
     ]
     expected_low, expected_high = np.quantile(resampled, [0.05, 0.95])
     assert result.ci_low == pytest.approx(expected_low, abs=1e-9)
     assert result.ci_high == pytest.approx(expected_high, abs=1e-9)
     assert result.n_resamples == 200
+
+
+@pytest.mark.parametrize("level", list(MeasurementLevel))
+def test_alpha_interval_agrees_with_resampling_tasks_one_by_one(level):
+    matrix, task, _, grade = random_reliability_data(7, n_annotators=3, n_tasks=300, missing=0.1)
+    result = krippendorff_alpha(task, grade, n_tasks=300, scale=SCALE, level=level, n_resamples=4_000)
+    pairable = matrix[:, (~np.isnan(matrix)).sum(axis=0) >= 2]
+    draws = np.random.default_rng(1).integers(0, pairable.shape[1], size=(2_000, pairable.shape[1]))
+    resampled = [
+        krippendorff.alpha(pairable[:, drawn], value_domain=SCALE, level_of_measurement=level.value)
+        for drawn in draws
+    ]
+    spread = np.std(resampled)
+    low, high = np.quantile(resampled, [0.025, 0.975])
+    assert result.ci_low == pytest.approx(low, abs=0.25 * spread)
+    assert result.ci_high == pytest.approx(high, abs=0.25 * spread)
 
 
 def test_bootstrap_is_seeded():
@@ -144,6 +168,17 @@ def test_fleiss_matches_statsmodels(seed):
     result = fleiss_kappa(counts)
     assert result.value == pytest.approx(statsmodels_fleiss_kappa(counts, method="fleiss"), abs=1e-9)
     assert result.n_tasks == 60
+
+
+def test_fleiss_interval_agrees_with_resampling_tasks_one_by_one():
+    counts = np.random.default_rng(5).multinomial(3, [0.2, 0.5, 0.3], size=400)
+    result = fleiss_kappa(counts, n_resamples=4_000)
+    draws = np.random.default_rng(1).integers(0, 400, size=(2_000, 400))
+    resampled = [statsmodels_fleiss_kappa(counts[drawn]) for drawn in draws]
+    spread = np.std(resampled)
+    low, high = np.quantile(resampled, [0.025, 0.975])
+    assert result.ci_low == pytest.approx(low, abs=0.25 * spread)
+    assert result.ci_high == pytest.approx(high, abs=0.25 * spread)
 
 
 def test_fleiss_of_the_textbook_example():
@@ -204,6 +239,22 @@ def test_pairwise_kappa_matches_scikit_learn(seed):
         expected = cohen_kappa_score(first[shared], second[shared], labels=SCALE, weights="quadratic")
         assert pair.kappa.value == pytest.approx(expected, abs=1e-9)
         assert pair.kappa.n_tasks == shared.sum()
+
+
+def test_pairwise_kappa_interval_agrees_with_resampling_tasks_one_by_one():
+    matrix, task, annotator, grade = random_reliability_data(2, n_annotators=2, n_tasks=300, missing=0.0)
+    (pair,) = pairwise_weighted_kappa(task, annotator, grade, n_tasks=300, scale=SCALE, n_resamples=4_000)
+    draws = np.random.default_rng(1).integers(0, 300, size=(4_000, 300))
+    draws[0] = np.arange(300)  # the sample itself: the formula below gives the point estimate
+    first, second = np.searchsorted(SCALE, matrix[0])[draws], np.searchsorted(SCALE, matrix[1])[draws]
+    # Quadratic weights on scale positions: sum(w·E) / n = mean(a²) + mean(b²) - 2 mean(a) mean(b).
+    expected = (first**2).mean(1) + (second**2).mean(1) - 2 * first.mean(1) * second.mean(1)
+    resampled = 1 - ((first - second) ** 2).mean(1) / expected
+    assert resampled[0] == pytest.approx(pair.kappa.value, abs=1e-9)
+    spread = np.std(resampled)
+    low, high = np.quantile(resampled, [0.025, 0.975])
+    assert pair.kappa.ci_low == pytest.approx(low, abs=0.25 * spread)
+    assert pair.kappa.ci_high == pytest.approx(high, abs=0.25 * spread)
 
 
 def test_pairwise_kappa_skips_pairs_without_shared_tasks_and_ignores_other_annotators():

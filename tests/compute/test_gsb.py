@@ -60,22 +60,54 @@ def test_one_judged_query_gives_a_degenerate_interval():
     assert result.n_queries == 1
 
 
+def loop_scores(query, verdict, drawn_queries):
+    """GSB of each resample, listed as the queries drawn (with repeats), by a plain loop."""
+    scores = []
+    for drawn in drawn_queries:
+        rows = np.concatenate([np.flatnonzero(query == q) for q in drawn])
+        scores.append(verdict[rows].sum() / rows.size)
+    return np.array(scores)
+
+
 def test_cluster_bootstrap_matches_a_loop_over_resampled_queries():
     rng = np.random.default_rng(2)
     query = rng.integers(0, 15, 60)
     verdict = rng.choice([-1, 0, 1], 60, p=[0.2, 0.3, 0.5])
     result = gsb_summary(query, verdict, n_queries=20, n_resamples=500, confidence=0.9, seed=3)
 
+    # The documented draw: judged queries with the same (bad, same, good) counts are one kind, kinds in the
+    # order of their first query; default_rng(seed) draws how many queries of each kind, multinomially.
     judged = np.unique(query)
-    draws = np.random.default_rng(3).integers(0, judged.size, size=(500, judged.size))
-    scores = []
-    for drawn in judged[draws]:
-        rows = np.concatenate([np.flatnonzero(query == q) for q in drawn])
-        scores.append(verdict[rows].sum() / rows.size)
+    counts = np.array([[(verdict[query == q] == v).sum() for v in (-1, 0, 1)] for q in judged])
+    _, first, inverse = np.unique(counts, axis=0, return_index=True, return_inverse=True)
+    order = np.argsort(first)
+    kinds = [judged[inverse.ravel() == kind] for kind in order]
+    shares = [kind.size / judged.size for kind in kinds]
+    draws = np.random.default_rng(3).multinomial(judged.size, shares, size=500)
+    # Any query of a kind stands for all of them: their judgments count the same.
+    drawn = [
+        np.concatenate([np.repeat(kind[0], n) for kind, n in zip(kinds, row, strict=True)]) for row in draws
+    ]
+    scores = loop_scores(query, verdict, drawn)
     low, high = np.quantile(scores, [0.05, 0.95])
     assert result.ci_low == pytest.approx(low, abs=1e-12)
     assert result.ci_high == pytest.approx(high, abs=1e-12)
     assert result.std_error == pytest.approx(np.std(scores), abs=1e-12)
+
+
+def test_cluster_bootstrap_agrees_with_resampling_queries_one_by_one():
+    rng = np.random.default_rng(6)
+    query = np.repeat(np.arange(200), 3)
+    verdict = np.where(rng.random(600) < 0.6, 1, rng.choice([-1, 0], 600))
+    result = gsb_summary(query, verdict, n_queries=200, n_resamples=20_000)
+    drawn = np.random.default_rng(1).integers(0, 200, size=(4_000, 200))
+    net = np.bincount(query, weights=verdict)  # good - bad of each query, over its 3 judgments
+    scores = net[drawn].sum(axis=1) / (3 * 200)
+    low, high = np.quantile(scores, [0.025, 0.975])
+    spread = np.std(scores)
+    assert result.std_error == pytest.approx(spread, rel=0.05)
+    assert result.ci_low == pytest.approx(low, abs=0.1 * spread)
+    assert result.ci_high == pytest.approx(high, abs=0.1 * spread)
 
 
 def test_majority_ties_count_as_same():

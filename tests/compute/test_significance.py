@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from scipy import stats
 
-from metrics.compute import significance
+from metrics.compute import resampling
 from metrics.compute.significance import (
     additional_queries,
     paired_comparison,
@@ -109,7 +109,7 @@ def test_results_do_not_depend_on_the_chunk_size(monkeypatch):
     rng = np.random.default_rng(4)
     baseline, candidate = rng.random(50), rng.random(50)
     whole = paired_comparison(baseline, candidate, n_resamples=4_000)
-    monkeypatch.setattr(significance, "_ENTRIES_PER_CHUNK", 50 * 7)
+    monkeypatch.setattr(resampling, "_ENTRIES_PER_CHUNK", 50 * 7)
     chunked = paired_comparison(baseline, candidate, n_resamples=4_000)
     assert chunked.ci_low == pytest.approx(whole.ci_low, abs=0.01)
     assert chunked.ci_high == pytest.approx(whole.ci_high, abs=0.01)
@@ -211,3 +211,16 @@ def test_queries_to_significance_rejects_bad_settings(kwargs, message):
         queries_to_significance([0.1, 0.2], **kwargs)
     with pytest.raises(ValueError, match="deltas must be finite"):
         queries_to_significance([0.1, np.nan])
+
+
+def test_far_out_means_skip_the_flips_with_the_same_p_values():
+    """A measure far beyond any flip gets the count 0 it would get from flipping; flipping the others is
+    unchanged by the skip, and an all-zero measure has p = 1."""
+    rng = np.random.default_rng(3)
+    baseline = rng.random((400, 3))
+    candidate = baseline + np.column_stack([rng.normal(0, 0.1, 400), np.full(400, 0.05), np.zeros(400)])
+    together = paired_comparisons(baseline, candidate, n_resamples=500, seed=4)
+    alone = paired_comparisons(baseline[:, :1], candidate[:, :1], n_resamples=500, seed=4)
+    assert together[1].p_value == 1 / 501
+    assert together[2].p_value == 1.0
+    assert together[0].p_value == alone[0].p_value

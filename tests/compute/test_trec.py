@@ -9,8 +9,8 @@ import pytrec_eval
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from metrics.compute import trec
-from metrics.compute.evaluation import QrelsIndex, evaluate_run
+from metrics.compute import evaluation, trec
+from metrics.compute.evaluation import QrelsIndex, evaluate_run, read_files
 from metrics.compute.ranking import Gain, RankingSettings
 from metrics.compute.trec import TrecFormatError, read_qrels, read_run, read_run_rankings
 
@@ -192,3 +192,55 @@ def test_run_rankings_refuse_a_document_listed_twice_anywhere_in_its_query(tmp_p
         TrecFormatError, match=r"run:3: document 'a' appears twice for query '1' \(also on line 1\)"
     ):
         read_run_rankings(path)
+
+
+@pytest.mark.parametrize("gzipped", [False, True])
+def test_lines_longer_than_the_read_buffer_and_any_score_form(tmp_path, monkeypatch, gzipped):
+    monkeypatch.setattr(trec, "WINDOW_BYTES", 16)
+    scores = ["1e-3", "0.12345678901234567", "-2.5", "+7", "123456789.5", "1E2", "-0.0", ".25"]
+    lines = [f"q{i % 3} Q0 document-{i:04d} {i} {score} tag" for i, score in enumerate(scores)]
+    run = read_run(write(tmp_path / "run.gz", lines, gzipped=gzipped))
+    assert run.score.tolist() == [float(score) for score in scores]
+    assert run.document.tolist() == [f"document-{i:04d}".encode() for i in range(len(scores))]
+    assert run.line.tolist() == list(range(1, len(scores) + 1))
+
+
+def test_interleaved_queries_score_like_grouped_ones(tmp_path):
+    rng = np.random.default_rng(3)
+    qrels = {f"q{q}": {f"d{d}": int(rng.integers(0, 4)) for d in range(12)} for q in range(6)}
+    run = {f"q{q}": {f"d{d}": float(rng.random()) for d in range(15)} for q in range(6)}
+    grouped = scores(tmp_path, qrels, run, ["nDCG", "AP"], settings=LINEAR)
+    qrels_file = write(tmp_path / "qrels-shuffled", list(rng.permutation(qrels_lines(qrels))))
+    run_file = write(tmp_path / "run-shuffled", list(rng.permutation(run_lines(run))))
+    result = evaluate_run(
+        QrelsIndex(read_qrels(qrels_file)), read_run(run_file), ["nDCG", "AP"], settings=LINEAR
+    )
+    shuffled = {
+        q: {m: float(v[i]) for m, v in result.per_query.items()} for i, q in enumerate(result.query_ids)
+    }
+    assert shuffled == grouped
+
+
+def test_keys_too_wide_to_pack_fall_back_to_an_argsort(tmp_path, monkeypatch):
+    qrels = {f"q{q}": {f"d{d}": (q + d) % 4 for d in range(9)} for q in range(7)}
+    run = {f"q{q}": {f"d{d}": float(20 - d) for d in range(11)} for q in range(7)}
+    packed = scores(tmp_path, qrels, run, ["nDCG@5", "RR"], settings=LINEAR)
+    # 60 hash bits leave no room for the row and the position: the argsort path.
+    monkeypatch.setattr(evaluation, "_DOCUMENT_BITS", 60)
+    assert scores(tmp_path, qrels, run, ["nDCG@5", "RR"], settings=LINEAR) == packed
+    with pytest.raises(TrecFormatError, match="listed twice"):
+        QrelsIndex(read_qrels(write(tmp_path / "dup", ["1 0 a 1", "1 0 b 0", "1 0 a 2"])))
+
+
+def test_files_read_together_report_the_qrels_problem_first(tmp_path):
+    good_qrels = write(tmp_path / "qrels", ["1 0 a 1"])
+    bad_qrels = write(tmp_path / "bad-qrels", ["1 0 a high"])
+    good_run = write(tmp_path / "run", ["1 Q0 a 1 1.5 t"])
+    bad_run = write(tmp_path / "bad-run", ["1 Q0 a 1 oops t"])
+    with pytest.raises(TrecFormatError, match="bad-qrels:1: label"):
+        list(read_files(bad_qrels, [bad_run]))
+    with pytest.raises(TrecFormatError, match="bad-run:1: score"):
+        list(read_files(good_qrels, [bad_run]))
+    index, run, second = read_files(good_qrels, [good_run, good_run])
+    assert evaluate_run(index, run, ["RR"]).aggregate() == {"RR": 1.0}
+    assert second.document.tolist() == [b"a"]

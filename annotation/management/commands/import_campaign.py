@@ -1,10 +1,9 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.bundle import load_json, parse_bundle
+from annotation.bundle import load_json, load_run, parse_bundle
 from annotation.errors import InputError
 from annotation.management.commands._io import command_error, progress_bar, read_text
 from annotation.services.campaigns import campaign_import
-from metrics.compute.trec import TrecFormatError, read_run_rankings
 
 
 class Command(BaseCommand):
@@ -22,15 +21,12 @@ class Command(BaseCommand):
 
     def handle(self, *args, bundle, run, **options):
         runs = {}
-        for spec in run:
-            model, _, path = spec.partition("=")
-            if not model or not path:
-                raise CommandError(f"--run {spec!r}: write it as MODEL=PATH")
-            try:
-                runs[model] = read_run_rankings(path)
-            except TrecFormatError as exc:
-                raise CommandError(str(exc)) from None
         try:
+            for spec in run:
+                model, _, path = spec.partition("=")
+                if not model or not path:
+                    raise CommandError(f"--run {spec!r}: write it as MODEL=PATH")
+                runs[model] = load_run(path, path)
             parsed = parse_bundle(load_json(read_text(bundle), bundle), bundle, require_rankings=not runs)
             total = sum(
                 len(docs) for ranks in {**parsed.rankings, **runs}.values() for docs in ranks.values()

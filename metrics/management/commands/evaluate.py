@@ -4,9 +4,9 @@ import json
 import numpy as np
 from django.core.management.base import BaseCommand, CommandError
 
-from metrics.compute.evaluation import QrelsIndex, RunEvaluation, evaluate_run
+from metrics.compute.evaluation import RunEvaluation, evaluate_run, read_files
 from metrics.compute.ranking import DEFAULT_MEASURES, RankingSettings, parse_measure
-from metrics.compute.trec import TrecFormatError, read_qrels, read_run
+from metrics.compute.trec import TrecFormatError
 
 
 class Command(BaseCommand):
@@ -44,18 +44,21 @@ class Command(BaseCommand):
         if baseline and baseline not in runs:
             runs.insert(0, baseline)
         try:
-            qrels = QrelsIndex(read_qrels(options["qrels"]))
-            evaluations = {
-                path: evaluate_run(
+            files = read_files(options["qrels"], runs)
+            qrels = next(files)
+            evaluations = {}
+            for path in runs:
+                run = next(files)
+                evaluations[path] = evaluate_run(
                     qrels,
-                    read_run(path),
+                    run,
                     measures,
                     settings=settings,
                     judged_only=options["judged_only"],
                     complete=options["complete"],
                 )
-                for path in runs
-            }
+                # Dropped before the next run is read: one run in memory at a time.
+                del run
         except TrecFormatError as exc:
             raise CommandError(str(exc)) from None
         comparisons = (

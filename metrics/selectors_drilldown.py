@@ -1,0 +1,124 @@
+"""Read for one query of a launch review: every model's ranking with labels, grades and measures."""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from annotation.models import Campaign, Document, Query
+from metrics.compute.ranking import evaluate_ranked
+from metrics.selectors import aggregated_task_grades, campaign_evaluation_data, evaluation_depth
+from metrics.selectors_launch import ranking_settings, report_measures
+
+
+@dataclass(frozen=True)
+class RankedDocument:
+    rank: int
+    external_id: str
+    title: str
+    url: str
+    label: float | None  # aggregated
+    grades: list[int]  # every annotator's grade
+    online_rank: int | None  # where the online model ranked it
+
+
+@dataclass(frozen=True)
+class ModelRanking:
+    name: str
+    role: str
+    documents: list[RankedDocument]
+    scores: dict[str, float]
+    verdicts: dict[str, int] | None  # experimental models: good / same / bad counts
+    identical: bool
+
+
+@dataclass(frozen=True)
+class QueryDrilldown:
+    campaign: Campaign
+    query: Query
+    measures: list[str]
+    aggregation: str
+    judged_documents: int
+    models: list[ModelRanking]
+
+
+def query_drilldown(*, campaign: Campaign, query_pk: int) -> QueryDrilldown:
+    """Every model's ranking of one query with each document's aggregated label, and the query's measures.
+
+    Labels are aggregated over the whole campaign (reliability weights and Dawid–Skene need every label).
+    Raises Query.DoesNotExist for a query of another campaign.
+    """
+    query = Query.objects.get(campaign=campaign, pk=query_pk)
+    data = campaign_evaluation_data(campaign=campaign)
+    relevance = data.relevance
+    grades = aggregated_task_grades(campaign=campaign, relevance=relevance)
+    query_index = int(data.queries.index_of(np.array([query.pk]))[0])
+    tasks = np.flatnonzero(relevance.task_query == query_index)
+    label_of = {int(relevance.task_document[t]): grades[t] for t in tasks.tolist()}
+    raw: dict[int, list[int]] = {}
+    judgment_rows = np.flatnonzero(np.isin(relevance.judgment_task, tasks))
+    for row in judgment_rows.tolist():
+        document = int(relevance.task_document[relevance.judgment_task[row]])
+        raw.setdefault(document, []).append(int(relevance.judgment_grade[row]))
+
+    rows = (
+        query.rankings.filter(rank__lte=evaluation_depth(campaign))
+        .order_by("model_id", "rank")
+        .values_list("model_id", "rank", "document_id")
+    )
+    lists: dict[int, list[tuple[int, int]]] = {}
+    for model_pk, rank, document in rows:
+        lists.setdefault(model_pk, []).append((rank, document))
+    documents = {
+        pk: (external_id, title, url)
+        for pk, external_id, title, url in Document.objects.filter(
+            pk__in={document for ranked in lists.values() for _, document in ranked}
+        ).values_list("pk", "external_id", "title", "url")
+    }
+    sbs = data.side_by_side
+    measures, _ = report_measures(campaign)
+    judged = np.array([[label for label in label_of.values() if not np.isnan(label)]], dtype=float)
+    online_pk = next((model.pk for model in data.models if model.is_online), None)
+    online_rank = {document: rank for rank, document in lists.get(online_pk, [])}
+    models = []
+    for index, model in enumerate(data.models):
+        ranked = lists.get(model.pk, [])
+        matrix = np.full((1, max((rank for rank, _ in ranked), default=0)), np.nan)
+        for rank, document in ranked:
+            matrix[0, rank - 1] = label_of.get(document, np.nan)
+        scores = evaluate_ranked(matrix, measures, judged_labels=judged, settings=ranking_settings(campaign))
+        task = np.flatnonzero((sbs.task_query == query_index) & (sbs.task_model == index))
+        verdicts = None
+        if not model.is_online:
+            verdict = sbs.preference_verdict[np.isin(sbs.preference_task, task)]
+            verdicts = {
+                name: int((verdict == value).sum()) for name, value in (("good", 1), ("same", 0), ("bad", -1))
+            }
+        models.append(
+            ModelRanking(
+                name=model.name,
+                role=model.role,
+                documents=[
+                    RankedDocument(
+                        rank=rank,
+                        external_id=documents[document][0],
+                        title=documents[document][1],
+                        url=documents[document][2],
+                        label=None if np.isnan(label_of.get(document, np.nan)) else float(label_of[document]),
+                        grades=sorted(raw.get(document, [])),
+                        online_rank=online_rank.get(document),
+                    )
+                    for rank, document in ranked
+                ],
+                scores={name: float(values[0]) for name, values in scores.items()},
+                verdicts=verdicts,
+                identical=bool(sbs.task_identical[task].any()),
+            )
+        )
+    return QueryDrilldown(
+        campaign=campaign,
+        query=query,
+        measures=measures,
+        aggregation=campaign.aggregation,
+        judged_documents=int(judged.size),
+        models=models,
+    )
