@@ -18,6 +18,7 @@ import argparse
 import os
 import random
 import re
+import secrets
 import signal
 import socket
 import statistics
@@ -90,6 +91,27 @@ def seed(queries: int, annotators: int) -> int:
     return campaign.pk
 
 
+def lease_query_ms(campaign_id: int) -> str:
+    """EXPLAIN ANALYZE of the query that finds an annotator's next task: its plan's top node and time."""
+    from django.contrib.auth import get_user_model
+    from django.db import connection, transaction
+    from django.utils import timezone
+
+    from annotation.models import Campaign
+    from annotation.selectors import RELEVANCE, task_candidates
+
+    annotator = get_user_model().objects.get(username="bench0")
+    campaign = Campaign.objects.get(pk=campaign_id)
+    now = timezone.now()
+    tasks = task_candidates(kind=RELEVANCE, campaign=campaign, annotator=annotator, now=now, start=0)
+    with transaction.atomic(), connection.cursor() as cursor:
+        sql, params = tasks[0].select_for_update(skip_locked=True, of=("self",))[:1].query.sql_with_params()
+        cursor.execute("EXPLAIN ANALYZE " + sql, params)
+        plan = [row[0] for row in cursor.fetchall()]
+    scan = next(line.strip() for line in plan if "Scan" in line)
+    return f"{plan[-1]}; {scan.split('  (')[0]}"
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -97,15 +119,43 @@ def free_port() -> int:
 
 
 def start_gunicorn(port: int) -> subprocess.Popen:
-    env = {**os.environ, "DATABASE_URL": f"{SERVER}/{DATABASE}", "DEBUG": "1", "LOG_LEVEL": "ERROR"}
+    """The app in production mode (DEBUG=0), as behind a TLS proxy: see `client`."""
+    env = {
+        **os.environ,
+        "DATABASE_URL": f"{SERVER}/{DATABASE}",
+        "DEBUG": "0",
+        "SECRET_KEY": secrets.token_urlsafe(50),
+        "ALLOWED_HOSTS": "127.0.0.1",
+        "LOG_LEVEL": "ERROR",
+        "LOGIN_THROTTLE_RATE": "10000/min",  # every simulated annotator signs in from one address
+    }
+    # Production serves hashed static files from the manifest collectstatic writes.
+    collect = [sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"]
+    subprocess.run(collect, cwd=ROOT, env=env, check=True)
     command = [str(ROOT / ".venv/bin/gunicorn"), "config.wsgi", "-w", "4", "-b", f"127.0.0.1:{port}"]
     return subprocess.Popen(command, cwd=ROOT, env=env, start_new_session=True)
+
+
+class _ProxiedSession(requests.Session):
+    def send(self, request, **kwargs):
+        response = super().send(request, **kwargs)
+        for cookie in self.cookies:
+            cookie.secure = False  # the proxy would have spoken HTTPS to the browser
+        return response
+
+
+def client(base: str) -> requests.Session:
+    """A client as the app sees it behind a TLS-terminating proxy: X-Forwarded-Proto https, an HTTPS
+    Referer (Django's CSRF check wants one), and its Secure cookies sent back over the loopback."""
+    session = _ProxiedSession()
+    session.headers.update({"X-Forwarded-Proto": "https", "Referer": base.replace("http:", "https:") + "/"})
+    return session
 
 
 def wait_ready(base: str) -> None:
     for _ in range(300):
         try:
-            requests.get(f"{base}/healthz", timeout=2).raise_for_status()
+            client(base).get(f"{base}/healthz", timeout=2).raise_for_status()
             return
         except requests.RequestException:
             time.sleep(0.1)
@@ -113,7 +163,7 @@ def wait_ready(base: str) -> None:
 
 
 def login(base: str, index: int) -> requests.Session:
-    session = requests.Session()
+    session = client(base)
     page = session.get(f"{base}/login/")
     token = CSRF.search(page.text)[1]
     data = {"username": f"bench{index}", "password": PASSWORD, "csrfmiddlewaretoken": token}
@@ -154,7 +204,7 @@ def annotator(
 
 
 def health(base: str, deadline: float, stats: dict, lock: threading.Lock):
-    session = requests.Session()
+    session = client(base)
     times = []
     while time.monotonic() < deadline:
         started = time.perf_counter()
@@ -208,6 +258,7 @@ def main() -> None:
         from annotation.models import Judgment, Preference, RelevanceTask, SideBySideTask
 
         tasks = RelevanceTask.objects.count(), SideBySideTask.objects.filter(lists_identical=False).count()
+        print(f"lease query: {lease_query_ms(campaign)}")
         connections.close_all()
         port = free_port()
         server = start_gunicorn(port)

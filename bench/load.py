@@ -18,8 +18,6 @@ import threading
 import time
 from collections import Counter
 
-import requests
-
 from bench import annotate
 
 DATABASE = "judgeboard_bench_load"
@@ -28,14 +26,14 @@ annotate.DATABASE = DATABASE  # annotate's helpers (Django setup, gunicorn) use 
 
 def get_token(base: str, index: int) -> str:
     body = {"username": f"bench{index}", "password": annotate.PASSWORD}
-    response = requests.post(f"{base}/api/auth/token/", json=body, timeout=30)
+    response = annotate.client(base).post(f"{base}/api/auth/token/", json=body, timeout=30)
     response.raise_for_status()
     return response.json()["token"]
 
 
 def annotator(base: str, token: str, index: int, campaign: int, deadline: float, stats: dict, lock):
     rng = random.Random(index)
-    session = requests.Session()
+    session = annotate.client(base)
     session.headers["Authorization"] = f"Token {token}"
     nexts, labels, created, statuses = [], [], [], Counter()
     while time.monotonic() < deadline:
