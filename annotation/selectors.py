@@ -125,7 +125,14 @@ def task_kind(task) -> TaskKind:
     return SIDE_BY_SIDE if isinstance(task, SideBySideTask) else RELEVANCE
 
 
-def _count(queryset, field: str):
+def assignment_task(assignment: Assignment) -> tuple[TaskKind, int]:
+    """The kind and id of the task an assignment holds, without fetching the task."""
+    kind = SIDE_BY_SIDE if assignment.side_by_side_task_id else RELEVANCE
+    return kind, getattr(assignment, f"{kind.assignment_field}_id")
+
+
+def row_count(queryset, field: str):
+    """A queryset filtered on `field=OuterRef(...)` as a subquery of its row count (0 when none)."""
     return Coalesce(Subquery(queryset.order_by().values(field).annotate(n=Count("pk")).values("n")[:1]), 0)
 
 
@@ -165,12 +172,10 @@ def task_candidates(*, kind: TaskKind, campaign: Campaign, annotator, now, start
     ]
 
 
-def _annotator_progress(*, annotator, campaign_ids: list[int], remaining: bool) -> dict[int, dict]:
-    """Done and skipped per campaign; with `remaining`, also what the annotator could still be given (their
-    live lease included), a count over every open task of the campaigns."""
+def _annotator_progress(*, annotator, campaign_ids: list[int]) -> dict[int, dict]:
+    """Done, skipped and live leases per campaign: lookups of the annotator's own rows only."""
     now = timezone.now()
-    first = {"done": 0, "skipped": 0} | ({"remaining": 0} if remaining else {})
-    progress = {pk: dict(first) for pk in campaign_ids}
+    progress = {pk: {"done": 0, "skipped": 0, "live": 0} for pk in campaign_ids}
     for label_model in (Judgment, Preference):
         done = (
             label_model.objects.filter(annotator=annotator, task__campaign__in=campaign_ids)
@@ -191,35 +196,35 @@ def _annotator_progress(*, annotator, campaign_ids: list[int], remaining: bool) 
         )
     )
     for row in assignments:
-        progress[row["campaign"]]["skipped"] = row["skipped"]
-        if remaining:
-            progress[row["campaign"]]["remaining"] += row["live"]
-    if not remaining:
-        return progress
+        progress[row["campaign"]].update(skipped=row["skipped"], live=row["live"])
+    return progress
+
+
+def annotator_campaigns(*, annotator) -> list[dict]:
+    """Every campaign with the annotator's own progress; remaining counts what they could still be given
+    (their live lease included), a count over every open task of the campaigns."""
+    campaigns = list(Campaign.objects.all())
+    progress = _annotator_progress(annotator=annotator, campaign_ids=[c.pk for c in campaigns])
+    for row in progress.values():
+        row["remaining"] = row.pop("live")
+    now = timezone.now()
     for kind in TASK_KINDS:
         available = (
             _tasks_open(kind=kind, annotator=annotator, now=now)
-            .filter(campaign__in=campaign_ids)
+            .filter(campaign__in=list(progress))
             .order_by()
             .values("campaign")
             .annotate(n=Count("pk"))
         )
         for row in available:
             progress[row["campaign"]]["remaining"] += row["n"]
-    return progress
-
-
-def annotator_campaigns(*, annotator) -> list[dict]:
-    """Every campaign with the annotator's own progress; remaining counts what they could still be given."""
-    campaigns = list(Campaign.objects.all())
-    ids = [campaign.pk for campaign in campaigns]
-    progress = _annotator_progress(annotator=annotator, campaign_ids=ids, remaining=True)
     return [{"campaign": campaign, **progress[campaign.pk]} for campaign in campaigns]
 
 
 def annotator_task_progress(*, annotator, campaign: Campaign) -> dict:
     """Done and skipped only: shown with every task, so nothing here may grow with the campaign's size."""
-    return _annotator_progress(annotator=annotator, campaign_ids=[campaign.pk], remaining=False)[campaign.pk]
+    progress = _annotator_progress(annotator=annotator, campaign_ids=[campaign.pk])[campaign.pk]
+    return {"done": progress["done"], "skipped": progress["skipped"]}
 
 
 def assignment_get(*, annotator, campaign: Campaign, pk: int) -> Assignment | None:
@@ -270,9 +275,8 @@ def _scale_view(scale: list[dict]) -> list[dict]:
 def task_view(*, assignment: Assignment) -> dict:
     """What the workbench shows for an assignment: texts only, never a model's name, role or id; with the
     annotator's progress and the task to go back to."""
-    kind = SIDE_BY_SIDE if assignment.side_by_side_task_id else RELEVANCE
+    kind, task_id = assignment_task(assignment)
     related = ("campaign", "query", "document") if kind is RELEVANCE else ("campaign", "query")
-    task_id = getattr(assignment, f"{kind.assignment_field}_id")
     task = kind.model.objects.select_related(*related).get(pk=task_id)  # one query, not three
     campaign = task.campaign
     view = {
@@ -370,7 +374,7 @@ def campaign_progress(*, campaign: Campaign) -> dict:
         if kind.is_side_by_side and campaign.auto_same_identical:
             automatic = tasks.filter(lists_identical=True).count()
             tasks = tasks.filter(lists_identical=False)
-        labels = _count(kind.label_model.objects.filter(task=OuterRef("pk")), "task")
+        labels = row_count(kind.label_model.objects.filter(task=OuterRef("pk")), "task")
         totals = tasks.annotate(n=labels).aggregate(
             tasks=Count("pk"),
             complete=Count("pk", filter=Q(n__gte=overlap)),

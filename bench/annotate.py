@@ -91,7 +91,7 @@ def seed(queries: int, annotators: int) -> int:
     return campaign.pk
 
 
-def lease_query_ms(campaign_id: int) -> str:
+def lease_query_plan(campaign_id: int) -> str:
     """EXPLAIN ANALYZE of the query that finds an annotator's next task: its plan's top node and time."""
     from django.contrib.auth import get_user_model
     from django.db import connection, transaction
@@ -258,7 +258,7 @@ def main() -> None:
         from annotation.models import Judgment, Preference, RelevanceTask, SideBySideTask
 
         tasks = RelevanceTask.objects.count(), SideBySideTask.objects.filter(lists_identical=False).count()
-        print(f"lease query: {lease_query_ms(campaign)}")
+        print(f"lease query: {lease_query_plan(campaign)}")
         connections.close_all()
         port = free_port()
         server = start_gunicorn(port)

@@ -18,17 +18,16 @@ from datetime import timedelta
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.db.models import Count, F, OuterRef, Subquery
-from django.db.models.functions import Coalesce
+from django.db.models import F, OuterRef
 from django.utils import timezone
 
 from annotation.errors import TaskError, TaskErrorCode
 from annotation.models import SHUFFLE_KEYS, Assignment, Campaign, SkipReason
 from annotation.selectors import (
-    RELEVANCE,
-    SIDE_BY_SIDE,
     TASK_KINDS,
     TaskKind,
+    assignment_task,
+    row_count,
     task_candidates,
     task_kind,
 )
@@ -80,8 +79,7 @@ def _lease_renew_own(*, annotator, campaign: Campaign) -> Assignment | None:
     ).first()  # the latest: Meta.ordering
     if expired is None:
         return None
-    kind = SIDE_BY_SIDE if expired.side_by_side_task_id else RELEVANCE
-    task_id = getattr(expired, f"{kind.assignment_field}_id")
+    kind, task_id = assignment_task(expired)
     task = kind.model.objects.select_for_update(skip_locked=True).filter(pk=task_id).first()
     if task is None or task.slots_spent >= getattr(campaign, kind.overlap_field):
         return None
@@ -145,10 +143,8 @@ def leases_expire(*, now) -> None:
         if not locked:
             continue
         leases = expired.filter(**{f"{field}__in": locked})
-        per_task = leases.filter(**{field: OuterRef("pk")}).order_by().values(field).annotate(n=Count("pk"))
-        kind.model.objects.filter(pk__in=locked).update(
-            slots_spent=F("slots_spent") - Coalesce(Subquery(per_task.values("n")[:1]), 0)
-        )
+        per_task = row_count(leases.filter(**{field: OuterRef("pk")}), field)
+        kind.model.objects.filter(pk__in=locked).update(slots_spent=F("slots_spent") - per_task)
         leases.update(status=Assignment.Status.EXPIRED)
 
 
@@ -156,12 +152,10 @@ def task_slots_recount(*, campaign: Campaign) -> None:
     """Set every task's `slots_spent` from its rows, after labels were written in bulk (imports)."""
     for kind in TASK_KINDS:
         field = kind.assignment_field
-        labels = kind.label_model.objects.filter(task=OuterRef("pk")).order_by().values("task")
+        labels = kind.label_model.objects.filter(task=OuterRef("pk"))
         leases = Assignment.objects.filter(status=Assignment.Status.LEASED, **{field: OuterRef("pk")})
-        leases = leases.order_by().values(field)
         kind.model.objects.filter(campaign=campaign).update(
-            slots_spent=Coalesce(Subquery(labels.annotate(n=Count("pk")).values("n")[:1]), 0)
-            + Coalesce(Subquery(leases.annotate(n=Count("pk")).values("n")[:1]), 0)
+            slots_spent=row_count(labels, "task") + row_count(leases, field)
         )
 
 
