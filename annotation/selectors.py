@@ -227,14 +227,11 @@ def annotator_task_progress(*, annotator, campaign: Campaign) -> dict:
     return {"done": progress["done"], "skipped": progress["skipped"]}
 
 
-def assignment_get(*, annotator, campaign: Campaign, pk: int) -> Assignment | None:
+def assignment_get(*, annotator, campaign_id: int, pk: int) -> Assignment | None:
+    """One of the annotator's assignments, with its campaign and task (and the task's campaign)."""
     return (
-        Assignment.objects.filter(
-            campaign=campaign,
-            pk=pk,
-            annotator=annotator,
-        )
-        .select_related("relevance_task__campaign", "side_by_side_task__campaign")
+        Assignment.objects.filter(campaign=campaign_id, pk=pk, annotator=annotator)
+        .select_related("campaign", "relevance_task__campaign", "side_by_side_task__campaign")
         .first()
     )
 
@@ -276,6 +273,9 @@ def task_view(*, assignment: Assignment) -> dict:
     """What the workbench shows for an assignment: texts only, never a model's name, role or id; with the
     annotator's progress and the task to go back to."""
     kind, task_id = assignment_task(assignment)
+    annotator = assignment.annotator_id
+    # A lease ends with the annotator's label: only a task they finished can hold one to show.
+    labelled = assignment.status != Assignment.Status.LEASED
     related = ("campaign", "query", "document") if kind is RELEVANCE else ("campaign", "query")
     task = kind.model.objects.select_related(*related).get(pk=task_id)  # one query, not three
     campaign = task.campaign
@@ -287,15 +287,15 @@ def task_view(*, assignment: Assignment) -> dict:
         "campaign": {"id": campaign.pk, "name": campaign.name, "guidelines": campaign.guidelines},
         "query": {"text": task.query.text, "description": task.query.description},
         "current": None,
-        "progress": annotator_task_progress(annotator=assignment.annotator, campaign=campaign),
+        "progress": annotator_task_progress(annotator=annotator, campaign=campaign),
     }
-    previous = assignment_previous(annotator=assignment.annotator, campaign=campaign, before=assignment)
+    previous = assignment_previous(annotator=annotator, campaign=campaign, before=assignment)
     view["previous_id"] = previous.pk if previous else None
     if kind is RELEVANCE:
         view["document"] = _document_view(task.document)
         view["scale"] = _scale_view(campaign.scale)
-        judgment = Judgment.objects.filter(task=task, annotator=assignment.annotator).first()
-        if judgment is not None:
+        judgment = labelled and Judgment.objects.filter(task=task, annotator=annotator).first()
+        if judgment:
             view["current"] = {"grade": judgment.grade, "comment": judgment.comment}
         return view
     rankings = (
@@ -312,8 +312,8 @@ def task_view(*, assignment: Assignment) -> dict:
     on_left = assignment.experimental_on_left
     view["left"], view["right"] = (experimental, online) if on_left else (online, experimental)
     view["five_point"] = campaign.gsb_scale == GSBScale.FIVE_POINT
-    preference = Preference.objects.filter(task=task, annotator=assignment.annotator).first()
-    if preference is not None:
+    preference = labelled and Preference.objects.filter(task=task, annotator=annotator).first()
+    if preference:
         view["current"] = {
             "side": preference_side(verdict=preference.verdict, experimental_on_left=on_left),
             "strength": preference.strength,

@@ -4,6 +4,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
@@ -14,6 +15,9 @@ from annotation.models import Assignment, Campaign
 from annotation.roles import Role, can_review, role_required, user_has_role
 from annotation.services import assignment as assignment_services
 from annotation.services.labels import judgment_submit, preference_submit
+
+# Where the page a workbench request answered with lives: a label's POST may answer with the next task.
+WORKBENCH_LOCATION = "X-Workbench-Location"
 
 
 def can_annotate(user) -> bool:
@@ -41,21 +45,28 @@ def _render_task(request, assignment: Assignment):
     return render(request, template, {"task": view, "skip_reasons": SkipForm.base_fields["reason"].choices})
 
 
+def _work_page(request, campaign: Campaign):
+    """The annotator's current task, leasing the next one when they hold none; its address in a header, for
+    the workbench's script to show when it swapped the page in place."""
+    assignment = assignment_services.task_next(annotator=request.user, campaign=campaign)
+    if assignment is None:
+        response = render(request, "annotation/work_done.html", {"campaign": campaign})
+        response[WORKBENCH_LOCATION] = reverse("annotation:work", args=[campaign.pk])
+        return response
+    response = _render_task(request, assignment)
+    response[WORKBENCH_LOCATION] = reverse("annotation:task", args=[campaign.pk, assignment.pk])
+    return response
+
+
 @never_cache
 @role_required(can_annotate)
 @require_GET
 def work(request, campaign_id: int):
-    """The annotator's current task, leasing the next one when they hold none."""
-    campaign = get_object_or_404(Campaign, pk=campaign_id)
-    assignment = assignment_services.task_next(annotator=request.user, campaign=campaign)
-    if assignment is None:
-        return render(request, "annotation/work_done.html", {"campaign": campaign})
-    return _render_task(request, assignment)
+    return _work_page(request, get_object_or_404(Campaign, pk=campaign_id))
 
 
 def _assignment_or_404(request, campaign_id: int, assignment_id: int) -> Assignment:
-    campaign = get_object_or_404(Campaign, pk=campaign_id)
-    assignment = selectors.assignment_get(annotator=request.user, campaign=campaign, pk=assignment_id)
+    assignment = selectors.assignment_get(annotator=request.user, campaign_id=campaign_id, pk=assignment_id)
     if assignment is None:
         raise Http404("No such task of yours.")
     return assignment
@@ -64,7 +75,8 @@ def _assignment_or_404(request, campaign_id: int, assignment_id: int) -> Assignm
 @never_cache
 @role_required(can_annotate)
 def task(request, campaign_id: int, assignment_id: int):
-    """GET shows one of the annotator's tasks (to change an earlier label); POST submits its label."""
+    """GET shows one of the annotator's tasks (to change an earlier label); POST submits its label, then
+    redirects to the next task, or shows it at once when the workbench's script asks (one round trip)."""
     assignment = _assignment_or_404(request, campaign_id, assignment_id)
     if request.method != "POST":
         return _render_task(request, assignment)
@@ -96,6 +108,8 @@ def task(request, campaign_id: int, assignment_id: int):
         return here
     if not created:
         messages.success(request, "Your earlier answer was changed.")
+    if request.headers.get("X-Workbench") == "next":
+        return _work_page(request, assignment.campaign)
     return redirect("annotation:work", campaign_id)
 
 

@@ -1,14 +1,17 @@
 """50 simulated annotators against gunicorn (4 workers) on PostgreSQL, over HTTP on loopback.
 
-    .venv/bin/python bench/annotate.py [--annotators 50] [--seconds 30] [--queries 300]
+    .venv/bin/python bench/annotate.py [--annotators 50] [--seconds 30] [--queries 1000]
 
 Creates and drops its own database (judgeboard_bench_annotate) on BENCH_PG's server, starts one gunicorn,
-then measures two phases on it with the same number of client threads:
+then measures three phases on it with the same number of client threads:
 
 1. trivial: every client loops on /healthz (a view that touches no database) for a third of the time:
    the most requests per second this server and these clients can do;
-2. annotation: each annotator (logged in before the clock) loops: GET the workbench (leases the next task),
-   POST a label (PRG), until time is up or nothing is left.
+2. task page: each annotator loops on GET of the task it holds (signed in, nothing written) for a third of
+   the time: a floor, since every label round trip does at least this much;
+3. annotation: each annotator (logged in before the clock) opens the workbench, then loops as its script
+   does: POST a label, which answers with the next task (leased in the same request), until time is up or
+   nothing is left.
 
 The ratio is annotation round trips (labels stored) per second over trivial requests per second; the target
 is at least 0.5. Afterwards it checks that no task holds more labels than its overlap.
@@ -43,7 +46,17 @@ def psql(sql: str) -> None:
 
 
 def setup_django() -> None:
-    os.environ["DATABASE_URL"] = f"{SERVER}/{DATABASE}"
+    """This process's Django as the server's: production mode, so in-process costs compare (`in_process`)."""
+    os.environ.update(
+        {
+            "DATABASE_URL": f"{SERVER}/{DATABASE}",
+            "DEBUG": "0",
+            "SECRET_KEY": secrets.token_urlsafe(50),
+            "ALLOWED_HOSTS": "127.0.0.1,testserver",
+            "LOG_LEVEL": "ERROR",
+            "LOGIN_THROTTLE_RATE": "10000/min",  # every simulated annotator signs in from one address
+        }
+    )
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     sys.path.insert(0, str(ROOT))
     import django
@@ -119,21 +132,12 @@ def free_port() -> int:
 
 
 def start_gunicorn(port: int) -> subprocess.Popen:
-    """The app in production mode (DEBUG=0), as behind a TLS proxy: see `client`."""
-    env = {
-        **os.environ,
-        "DATABASE_URL": f"{SERVER}/{DATABASE}",
-        "DEBUG": "0",
-        "SECRET_KEY": secrets.token_urlsafe(50),
-        "ALLOWED_HOSTS": "127.0.0.1",
-        "LOG_LEVEL": "ERROR",
-        "LOGIN_THROTTLE_RATE": "10000/min",  # every simulated annotator signs in from one address
-    }
+    """The app with `setup_django`'s environment (production mode), as behind a TLS proxy: see `client`."""
     # Production serves hashed static files from the manifest collectstatic writes.
     collect = [sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"]
-    subprocess.run(collect, cwd=ROOT, env=env, check=True)
+    subprocess.run(collect, cwd=ROOT, check=True)
     command = [str(ROOT / ".venv/bin/gunicorn"), "config.wsgi", "-w", "4", "-b", f"127.0.0.1:{port}"]
-    return subprocess.Popen(command, cwd=ROOT, env=env, start_new_session=True)
+    return subprocess.Popen(command, cwd=ROOT, start_new_session=True)
 
 
 class _ProxiedSession(requests.Session):
@@ -174,33 +178,48 @@ def login(base: str, index: int) -> requests.Session:
 def annotator(
     base: str, session: requests.Session, index: int, campaign: int, deadline: float, stats: dict, lock
 ):
+    """The workbench's loop: one GET of the current task, then each label's POST answers with the next
+    task (as workbench.js asks), until time is up or nothing is left."""
     rng = random.Random(index)
-    gets, posts, labels = [], [], 0
+    posts, labels = [], 0
+    page = session.get(f"{base}/campaigns/{campaign}/work/").text
     while time.monotonic() < deadline:
-        started = time.perf_counter()
-        page = session.get(f"{base}/campaigns/{campaign}/work/")
-        gets.append(time.perf_counter() - started)
-        task = TASK_URL.search(page.text)
+        task = TASK_URL.search(page)
         if task is None:
             break  # nothing left for this annotator
         label = (
             {"grade": rng.randint(0, 3)}
-            if 'name="grade"' in page.text
+            if 'name="grade"' in page
             else {"side": rng.choice(["left", "same", "right"])}
         )
         started = time.perf_counter()
         response = session.post(
             base + task[1],
-            data={**label, "csrfmiddlewaretoken": CSRF.search(page.text)[1]},
+            data={**label, "csrfmiddlewaretoken": CSRF.search(page)[1]},
+            headers={"X-Workbench": "next"},
             allow_redirects=False,
         )
         posts.append(time.perf_counter() - started)
-        if response.status_code == 302 and response.headers["Location"].endswith("/work/"):
-            labels += 1
+        if response.status_code != 200:
+            break  # refused: the bench would otherwise loop on the same task
+        labels += 1
+        page = response.text
     with lock:
-        stats["get"] += gets
         stats["post"] += posts
         stats["labels"] += labels
+
+
+def reader(base: str, session: requests.Session, campaign: int, deadline: float, stats: dict, lock):
+    """GET the page of the task the annotator holds, again and again: signed in, role checked, the task
+    read and rendered, nothing written. Every label round trip does at least this much."""
+    url = base + TASK_URL.search(session.get(f"{base}/campaigns/{campaign}/work/").text)[1]
+    times = []
+    while time.monotonic() < deadline:
+        started = time.perf_counter()
+        session.get(url).raise_for_status()
+        times.append(time.perf_counter() - started)
+    with lock:
+        stats["read"] += times
 
 
 def health(base: str, deadline: float, stats: dict, lock: threading.Lock):
@@ -228,6 +247,47 @@ def run_clients(target, arguments: list[tuple]) -> float:
 def percentiles(values: list[float]) -> dict[str, float]:
     cuts = statistics.quantiles(values, n=100, method="inclusive")
     return {"p50": cuts[49] * 1000, "p95": cuts[94] * 1000, "p99": cuts[98] * 1000}
+
+
+def in_process(campaign: int, rounds: int = 100) -> list[tuple[str, float, float]]:
+    """Per request inside this process (Django's test client: no HTTP, no concurrency), one annotator:
+    (what, milliseconds, SQL statements) for /healthz, the read-only task page, a label with the next task."""
+    from django.contrib.auth import get_user_model
+    from django.db import connection
+    from django.test import Client
+
+    browser = Client(headers={"X-Forwarded-Proto": "https"})
+    browser.force_login(get_user_model().objects.get(username="bench0"))
+    page = {"html": browser.get(f"/campaigns/{campaign}/work/", secure=True).text}
+    task_url = TASK_URL.search(page["html"])[1]
+
+    def label():
+        html = page["html"]
+        data = {"grade": 1} if 'name="grade"' in html else {"side": "same"}
+        response = browser.post(TASK_URL.search(html)[1], data, secure=True, headers={"X-Workbench": "next"})
+        page["html"] = response.text
+
+    requests_ = (
+        ("/healthz", lambda: browser.get("/healthz", secure=True)),
+        ("task page (GET)", lambda: browser.get(task_url, secure=True)),
+        ("label + next (POST)", label),
+    )
+    statements = []
+
+    def count(execute, sql, params, many, context):
+        statements.append(sql)
+        return execute(sql, params, many, context)
+
+    costs = []
+    for name, request in requests_:
+        statements.clear()
+        with connection.execute_wrapper(count):
+            request()
+        started = time.perf_counter()
+        for _ in range(rounds):
+            request()
+        costs.append((name, (time.perf_counter() - started) * 1000 / rounds, len(statements)))
+    return costs
 
 
 def over_assigned() -> int:
@@ -265,30 +325,37 @@ def main() -> None:
         base = f"http://127.0.0.1:{port}"
         wait_ready(base)
         sessions = [login(base, i) for i in range(args.annotators)]  # before the clock: PBKDF2 is slow
-        stats, lock = {"get": [], "post": [], "healthz": [], "labels": 0}, threading.Lock()
+        stats, lock = {"post": [], "healthz": [], "read": [], "labels": 0}, threading.Lock()
         deadline = time.monotonic() + args.seconds / 3
         trivial_elapsed = run_clients(health, [(base, deadline, stats, lock)] * args.annotators)
+        deadline = time.monotonic() + args.seconds / 3
+        read_elapsed = run_clients(reader, [(base, s, campaign, deadline, stats, lock) for s in sessions])
         deadline = time.monotonic() + args.seconds
         elapsed = run_clients(
             annotator, [(base, s, i, campaign, deadline, stats, lock) for i, s in enumerate(sessions)]
         )
         stored = Judgment.objects.count() + Preference.objects.count()
         trivial_rate = len(stats["healthz"]) / trivial_elapsed
+        read_rate = len(stats["read"]) / read_elapsed
         label_rate = stats["labels"] / elapsed
         print(
             f"campaign: {tasks[0]} relevance + {tasks[1]} side-by-side tasks, overlap 3; "
             f"{args.annotators} client threads, gunicorn -w 4"
         )
         print(f"trivial: {len(stats['healthz'])} requests in {trivial_elapsed:.1f} s ({trivial_rate:.1f}/s)")
+        print(f"task page read: {len(stats['read'])} requests in {read_elapsed:.1f} s ({read_rate:.1f}/s)")
         print(
             f"annotation: {stats['labels']} round trips in {elapsed:.1f} s ({label_rate:.1f} labels/s); "
             f"labels stored: {stored}"
         )
-        rows = (("healthz (GET)", "healthz"), ("next task (GET)", "get"), ("submit (POST)", "post"))
+        rows = (("healthz (GET)", "healthz"), ("task page (GET)", "read"), ("label + next (POST)", "post"))
         for name, key in rows:
             cuts = "  ".join(f"{k} {v:7.1f} ms" for k, v in percentiles(stats[key]).items())
-            print(f"{name:16} n={len(stats[key]):6}  {cuts}")
+            print(f"{name:19} n={len(stats[key]):6}  {cuts}")
+        print(f"ratio task page reads/s / trivial requests/s: {read_rate / trivial_rate:.2f} (a floor)")
         print(f"ratio round trips/s / trivial requests/s: {label_rate / trivial_rate:.2f} (target >= 0.5)")
+        for name, milliseconds, queries in in_process(campaign):
+            print(f"in one process: {name:19} {milliseconds:6.2f} ms, {queries} SQL statements")
         overfull = over_assigned()
         print(f"over-assigned tasks: {overfull}")
         connections.close_all()

@@ -1,20 +1,27 @@
 """A queryset's rows as NumPy columns, for selectors that read a whole campaign's labels.
 
-Building a Python tuple per row costs more than the database spends on the query, so on PostgreSQL each
-column comes back as one value: `array_send(array_agg(column))`, the binary form of an int8 (or float8) array,
-which NumPy reads as fixed-size (length, value) records. The aggregates of one query see the rows in the same
-order, so the i-th entries of the columns are one row. (`COPY ... TO STDOUT` would send a message per row,
-and psycopg reads those one by one in Python.) Elsewhere (SQLite) the rows come from `fetchall`.
+Building a Python tuple per row costs more than the database spends on the query, so on PostgreSQL the rows
+come back as one value: `string_agg` of each row's fields in binary (`int8send`, `float8send`), fixed-size
+records that NumPy reads in place. (One array per column, `array_agg`, cost the server a third more and
+sent a length with every value; `COPY ... TO STDOUT` sends a message per row, which psycopg reads one by one
+in Python.) Elsewhere (SQLite) the rows come from `fetchall`.
+
+`read_beside` starts reads on a second connection, so that PostgreSQL reads two tables on two cores.
 """
 
+from collections.abc import Callable
 from itertools import chain
 
 import numpy as np
 import psycopg
-from django.db import connections
+from django.db import DEFAULT_DB_ALIAS, connections, transaction
 from django.db.models import QuerySet
 
-_PG_TYPES = {"i": ("int8", ">i8", np.int64), "f": ("float8", ">f8", np.float64)}
+from metrics.threads import started
+
+# kind: (big-endian field as sent, NumPy type)
+_PG_TYPES = {"i": (">i8", np.int64), "f": (">f8", np.float64)}
+_WORK_MEM = "64MB"
 
 
 def fetch_columns(queryset: QuerySet, kinds: str) -> list[np.ndarray]:
@@ -24,11 +31,15 @@ def fetch_columns(queryset: QuerySet, kinds: str) -> list[np.ndarray]:
     connection = connections[queryset.db]
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
-            # Binary results: the arrays' bytes as they are, not as hex text (Django's cursors send text).
+            # Binary results: the bytes as they are, not as hex text (Django's cursors send text).
             with psycopg.Cursor(cursor.connection) as binary:
                 binary.execute(_aggregated(sql, kinds), params, binary=True)
-                row = binary.fetchone()
-            return [_array_values(value, kind) for value, kind in zip(row, kinds, strict=True)]
+                data, n_rows = binary.fetchone()
+            columns = _record_columns(data, kinds)
+            if columns[0].size != n_rows:
+                # string_agg skips a row whose record is NULL: a NULL in an "i" column.
+                raise ValueError(f"NULL in an integer column of {sql}")
+            return columns
         cursor.execute(sql, params)
         rows = cursor.fetchall()
     if "f" not in kinds:
@@ -41,25 +52,42 @@ def fetch_columns(queryset: QuerySet, kinds: str) -> list[np.ndarray]:
     ]
 
 
+def read_beside[T](read: Callable[..., T], /, *args, using: str = DEFAULT_DB_ALIAS) -> Callable[[], T]:
+    """`read(*args)` (queries on the `using` database), started now on a second connection of a thread; the
+    returned function waits for its result. Only on PostgreSQL outside a transaction (another connection
+    would not see its writes); otherwise `read` runs when the function is called."""
+    connection = connections[using]
+    if connection.vendor != "postgresql" or connection.in_atomic_block:
+        return lambda: read(*args)
+    return started(_read_and_close, read, args, using)
+
+
+def _read_and_close[T](read: Callable[..., T], args: tuple, using: str) -> T:
+    # The thread's own connection (Django's are per thread), closed with the thread.
+    connection = connections[using]
+    try:
+        with transaction.atomic(using=using):
+            with connection.cursor() as cursor:
+                # Room for hashing a whole campaign's tasks when a read joins them (the default 4 MB spills
+                # the join to disk); LOCAL: for this transaction only, even behind a connection pooler.
+                cursor.execute(f"SET LOCAL work_mem = '{_WORK_MEM}'")
+            return read(*args)
+    finally:
+        connection.close()
+
+
 def _aggregated(sql: str, kinds: str) -> str:
     names = [f"c{i}" for i in range(len(kinds))]
-    arrays = []
-    for name, kind in zip(names, kinds, strict=True):
-        pg_type = _PG_TYPES[kind][0]
-        value = f"{name}::{pg_type}" if kind == "i" else f"coalesce({name}::float8, 'NaN')"
-        arrays.append(f"array_send(coalesce(array_agg({value}), '{{}}'::{pg_type}[]))")
-    return f"SELECT {', '.join(arrays)} FROM ({sql}) AS rows ({', '.join(names)})"
+    fields = [
+        f"int8send({name}::int8)" if kind == "i" else f"float8send(coalesce({name}::float8, 'NaN'))"
+        for name, kind in zip(names, kinds, strict=True)
+    ]
+    records = f"string_agg({' || '.join(fields)}, ''::bytea)"
+    return f"SELECT {records}, count(*) FROM ({sql}) AS rows ({', '.join(names)})"
 
 
-def _array_values(data: bytes, kind: str) -> np.ndarray:
-    """The values of a one-dimensional array without NULLs in PostgreSQL's binary format: ndim, has-null flag
-    and element type, then per dimension its size and lower bound, then per element its length and value."""
-    _, pg_code, dtype = _PG_TYPES[kind]
-    ndim, has_null = np.frombuffer(data, dtype=">i4", count=2)
-    if ndim == 0:
-        return np.zeros(0, dtype=dtype)
-    if ndim != 1 or has_null:
-        raise ValueError("expected a one-dimensional array without NULLs")
-    (size,) = np.frombuffer(data, dtype=">i4", count=1, offset=12)
-    element = np.dtype([("length", ">i4"), ("value", pg_code)])
-    return np.frombuffer(data, dtype=element, count=int(size), offset=20)["value"].astype(dtype)
+def _record_columns(data: bytes | None, kinds: str) -> list[np.ndarray]:
+    """The columns of the concatenated records (None: no rows)."""
+    record = np.dtype([(f"c{i}", _PG_TYPES[kind][0]) for i, kind in enumerate(kinds)])
+    rows = np.frombuffer(data or b"", dtype=record)
+    return [rows[f"c{i}"].astype(_PG_TYPES[kind][1]) for i, kind in enumerate(kinds)]

@@ -6,6 +6,7 @@ wants them: queries, tasks and annotators as 0-based indices.
 Nothing here depends on the number of queries or labels for its query count.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -25,7 +26,7 @@ from annotation.models import (
     SideBySideTask,
     Verdict,
 )
-from metrics.columns import fetch_columns
+from metrics.columns import fetch_columns, read_beside
 from metrics.compute.aggregation import aggregate_grades
 from metrics.compute.labels import TaskLabels
 
@@ -95,6 +96,17 @@ class RankingRows:
 
 
 @dataclass(frozen=True)
+class PreferenceRows:
+    """Every side-by-side verdict of a campaign by primary keys, as fetched."""
+
+    task_pk: np.ndarray
+    annotator_pk: np.ndarray
+    verdict: np.ndarray  # +1 good, 0 same, -1 bad for the experimental model
+    strength: np.ndarray  # 1 slightly, 2 much; NaN when not given
+    on_left: np.ndarray  # the experimental list was shown on the left
+
+
+@dataclass(frozen=True)
 class SideBySideVerdicts:
     """Side-by-side tasks and their verdicts (+1 good, 0 same, -1 bad for the experimental model)."""
 
@@ -118,6 +130,7 @@ class CampaignEvaluationData:
     relevance: RelevanceLabels
     rankings: RankingRows
     side_by_side: SideBySideVerdicts
+    preferences: PreferenceRows  # the verdicts behind `side_by_side`, for the agreement figures
 
 
 @dataclass(frozen=True)
@@ -153,15 +166,30 @@ def campaign_models(*, campaign: Campaign) -> list[CampaignModel]:
     return sorted(models, key=lambda model: (not model.is_online, model.name))
 
 
+def _positions(sorted_pk: np.ndarray, pk: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where each of `pk` is in `sorted_pk`, and whether it is there at all: the labels and their tasks are
+    separate reads (on two connections for the judgments), so a task pooled between them may have labels
+    but no row; those labels are left out rather than matched to a neighbouring task."""
+    position = np.searchsorted(sorted_pk, pk)
+    known = position < sorted_pk.size
+    known[known] = sorted_pk[position[known]] == pk[known]
+    return position, known
+
+
 def campaign_relevance_labels(*, campaign: Campaign, queries: CampaignQueries) -> RelevanceLabels:
-    """Judgments (with their seconds), tasks (with their gold grades) and adjudicated grades in three queries
-    of integer ids and numbers; the judgments' tasks are matched to the tasks by id in NumPy."""
-    judgment_task_pk, annotator_pk, grade, seconds = fetch_columns(
-        Judgment.objects.filter(task__campaign=campaign)
-        .order_by()
-        .values_list("task_id", "annotator_id", "grade", "seconds_spent"),
-        "iiif",
-    )
+    """`campaign_relevance_labels_later`, waited for."""
+    return campaign_relevance_labels_later(campaign=campaign, queries=queries)()
+
+
+def campaign_relevance_labels_later(
+    *, campaign: Campaign, queries: CampaignQueries
+) -> Callable[[], RelevanceLabels]:
+    """Tasks (with their gold grades), adjudicated grades and judgments (with their seconds) in three queries
+    of integer ids and numbers; the judgments' tasks are matched to the tasks by id in NumPy.
+
+    The tasks and adjudications are read now; the judgments, the largest read, start on a second connection
+    where they can run beside the caller's next reads (`read_beside`): call the result to get the labels.
+    """
     task_pk, task_query_pk, task_document, gold_grade = fetch_columns(
         RelevanceTask.objects.filter(campaign=campaign)
         .order_by("pk")
@@ -174,20 +202,42 @@ def campaign_relevance_labels(*, campaign: Campaign, queries: CampaignQueries) -
         .values_list("relevance_task_id", "grade"),
         "ii",
     )
-    gold = np.flatnonzero(~np.isnan(gold_grade))
-    annotators, annotator_index = np.unique(annotator_pk, return_inverse=True)
-    return RelevanceLabels(
-        task_pk=task_pk,
-        task_query=queries.index_of(task_query_pk),
-        task_document=task_document,
-        judgment_task=np.searchsorted(task_pk, judgment_task_pk),
-        judgment_annotator=annotator_index,
-        judgment_grade=grade.astype(float),
-        judgment_seconds=seconds,
-        annotator_pk=annotators,
-        gold=TaskLabels(gold, gold_grade[gold]),
-        adjudication=TaskLabels(np.searchsorted(task_pk, adjudicated_pk), adjudicated_grade.astype(float)),
+    judgments = Judgment.objects.order_by()
+    if task_pk.size and task_pk[-1] - task_pk[0] + 1 == task_pk.size:
+        # Ids are unique, so the campaign's tasks are all the tasks with ids from first to last (an import
+        # creates them so): a range of task ids selects their judgments without joining the tasks, which
+        # costs as much as the rest of the read.
+        judgments = judgments.filter(task__gte=int(task_pk[0]), task__lte=int(task_pk[-1]))
+    else:
+        judgments = judgments.filter(task__campaign=campaign)
+    pending = read_beside(
+        fetch_columns, judgments.values_list("task_id", "annotator_id", "grade", "seconds_spent"), "iiif"
     )
+
+    def labels() -> RelevanceLabels:
+        judgment_task_pk, annotator_pk, grade, seconds = pending()
+        judgment_task, known = _positions(task_pk, judgment_task_pk)
+        if not known.all():
+            annotator_pk, grade, seconds = annotator_pk[known], grade[known], seconds[known]
+            judgment_task = judgment_task[known]
+        gold = np.flatnonzero(~np.isnan(gold_grade))
+        annotators, annotator_index = np.unique(annotator_pk, return_inverse=True)
+        return RelevanceLabels(
+            task_pk=task_pk,
+            task_query=queries.index_of(task_query_pk),
+            task_document=task_document,
+            judgment_task=judgment_task,
+            judgment_annotator=annotator_index,
+            judgment_grade=grade.astype(float),
+            judgment_seconds=seconds,
+            annotator_pk=annotators,
+            gold=TaskLabels(gold, gold_grade[gold]),
+            adjudication=TaskLabels(
+                np.searchsorted(task_pk, adjudicated_pk), adjudicated_grade.astype(float)
+            ),
+        )
+
+    return labels
 
 
 def campaign_ranking_rows(
@@ -219,23 +269,29 @@ def campaign_ranking_rows(
     )
 
 
-def campaign_preferences(*, campaign: Campaign) -> list[np.ndarray]:
-    """(task pk, annotator pk, verdict +1/0/-1, strength or NaN, experimental on the left 1/0) of every
-    side-by-side verdict, the verdict mapped to its number in SQL."""
+def campaign_preferences(*, campaign: Campaign) -> PreferenceRows:
+    """Every side-by-side verdict in one query, the verdict mapped to its number in SQL."""
     verdict = Case(*(When(verdict=name, then=int(value)) for name, value in VERDICT_VALUE.items()))
-    return fetch_columns(
+    task_pk, annotator_pk, value, strength, on_left = fetch_columns(
         Preference.objects.filter(task__campaign=campaign)
         .order_by()
         .annotate(value=verdict, on_left=Cast("experimental_on_left", IntegerField()))
         .values_list("task_id", "annotator_id", "value", "strength", "on_left"),
         "iiifi",
     )
+    return PreferenceRows(task_pk, annotator_pk, value.astype(float), strength, on_left.astype(bool))
 
 
 def campaign_side_by_side(
-    *, campaign: Campaign, queries: CampaignQueries, models: list[CampaignModel]
+    *,
+    campaign: Campaign,
+    queries: CampaignQueries,
+    models: list[CampaignModel],
+    preferences: PreferenceRows | None = None,
 ) -> SideBySideVerdicts:
-    """Side-by-side tasks, preferences and adjudicated verdicts in three queries."""
+    """Side-by-side tasks, preferences (unless already fetched) and adjudicated verdicts in three queries."""
+    if preferences is None:
+        preferences = campaign_preferences(campaign=campaign)
     task_pk, query_pk, model_pk, identical = fetch_columns(
         SideBySideTask.objects.filter(campaign=campaign)
         .order_by("pk")
@@ -243,7 +299,6 @@ def campaign_side_by_side(
         .values_list("pk", "query_id", "experimental_model_id", "identical"),
         "iiii",
     )
-    preference_task, annotator_pk, verdict, strength, _ = campaign_preferences(campaign=campaign)
     adjudication_rows = list(
         Adjudication.objects.filter(side_by_side_task__campaign=campaign)
         .order_by()
@@ -252,15 +307,15 @@ def campaign_side_by_side(
     adjudicated_pk = np.array([row[0] for row in adjudication_rows], dtype=np.int64)
     adjudicated_verdict = np.array([VERDICT_VALUE[row[1]] for row in adjudication_rows], dtype=float)
     model_index = {model.pk: index for index, model in enumerate(models)}
-    _, annotator_index = np.unique(annotator_pk, return_inverse=True)
+    _, annotator_index = np.unique(preferences.annotator_pk, return_inverse=True)
     return SideBySideVerdicts(
         task_query=queries.index_of(query_pk),
         task_model=np.array([model_index[pk] for pk in model_pk.tolist()], dtype=np.int64),
         task_identical=identical.astype(bool),
-        preference_task=np.searchsorted(task_pk, preference_task),
+        preference_task=np.searchsorted(task_pk, preferences.task_pk),
         preference_annotator=annotator_index,
-        preference_verdict=verdict.astype(float),
-        preference_strength=strength,
+        preference_verdict=preferences.verdict,
+        preference_strength=preferences.strength,
         adjudication=TaskLabels(np.searchsorted(task_pk, adjudicated_pk), adjudicated_verdict),
     )
 
@@ -271,17 +326,25 @@ def evaluation_depth(campaign: Campaign) -> int:
 
 
 def campaign_evaluation_data(*, campaign: Campaign) -> CampaignEvaluationData:
+    """Every input of a launch report; the judgments are read on a second connection meanwhile."""
     queries = campaign_queries(campaign=campaign)
+    relevance = campaign_relevance_labels_later(campaign=campaign, queries=queries)
     models = campaign_models(campaign=campaign)
+    rankings = campaign_ranking_rows(
+        campaign=campaign, queries=queries, models=models, depth=evaluation_depth(campaign)
+    )
+    preferences = campaign_preferences(campaign=campaign)
+    side_by_side = campaign_side_by_side(
+        campaign=campaign, queries=queries, models=models, preferences=preferences
+    )
     return CampaignEvaluationData(
         campaign=campaign,
         queries=queries,
         models=models,
-        relevance=campaign_relevance_labels(campaign=campaign, queries=queries),
-        rankings=campaign_ranking_rows(
-            campaign=campaign, queries=queries, models=models, depth=evaluation_depth(campaign)
-        ),
-        side_by_side=campaign_side_by_side(campaign=campaign, queries=queries, models=models),
+        relevance=relevance(),
+        rankings=rankings,
+        side_by_side=side_by_side,
+        preferences=preferences,
     )
 
 

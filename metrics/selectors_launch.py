@@ -24,7 +24,7 @@ from metrics.selectors import (
     aggregated_task_grades,
     campaign_evaluation_data,
 )
-from metrics.selectors_quality import CampaignQuality, campaign_quality
+from metrics.selectors_quality import CampaignQuality, campaign_quality_later
 
 LOSING_QUERIES = 10
 SEED = 0
@@ -271,6 +271,11 @@ def launch_report_build(
     `n_bootstrap`: resamples of the measure deltas' bootstrap intervals (2,000 is ample for a 95% percentile
     interval, and each costs a pass over every query, where a GSB resample costs a few multiply-adds)."""
     data = campaign_evaluation_data(campaign=campaign)
+    quality = (
+        campaign_quality_later(campaign=campaign, relevance=data.relevance, preferences=data.preferences)
+        if agreement
+        else None
+    )
     measures, primary = report_measures(campaign)
     grades = aggregated_task_grades(campaign=campaign, relevance=data.relevance)
     layout = _layout(data, grades)
@@ -350,7 +355,7 @@ def launch_report_build(
         models=models,
         comparisons=comparisons,
         model=model or (experimental[0] if comparisons else None),
-        agreement=campaign_quality(campaign=campaign, relevance=data.relevance) if agreement else None,
+        agreement=quality() if quality else None,
         coverage=coverage,
     )
 

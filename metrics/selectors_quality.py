@@ -5,6 +5,7 @@ Each read runs a fixed number of queries whatever the campaign's size; the figur
 """
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -35,11 +36,13 @@ from metrics.compute.agreement import (
 from metrics.compute.annotators import annotator_quality, side_bias
 from metrics.compute.labels import VERDICT_SCALE
 from metrics.selectors import (
+    PreferenceRows,
     RelevanceLabels,
     campaign_preferences,
     campaign_queries,
     campaign_relevance_labels,
 )
+from metrics.threads import started
 
 RELEVANCE = "relevance"
 SIDE_BY_SIDE = "side_by_side"
@@ -112,24 +115,38 @@ class CampaignQuality:
         }
 
 
-def campaign_quality(
-    *, campaign: Campaign, n_resamples: int = 1000, relevance: RelevanceLabels | None = None
-) -> CampaignQuality:
-    """Agreement with 95% bootstrap intervals and every annotator's figures, in six queries (two when given
-    the campaign's already fetched `relevance` labels, as the launch report does)."""
-    scale = sorted(campaign.grade_values)
-    if relevance is None:
-        relevance = campaign_relevance_labels(campaign=campaign, queries=campaign_queries(campaign=campaign))
-    preference_task_pk, preference_annotator_pk, verdict, _, on_left = campaign_preferences(campaign=campaign)
-    verdict = verdict.astype(float)
-    on_left = on_left.astype(bool)
-    _, preference_task = np.unique(preference_task_pk, return_inverse=True)
-    n_verdict_tasks = int(preference_task.max()) + 1 if preference_task.size else 0
+def campaign_quality(*, campaign: Campaign, n_resamples: int = 1000) -> CampaignQuality:
+    """Agreement with 95% bootstrap intervals and every annotator's figures, in six queries."""
+    relevance = campaign_relevance_labels(campaign=campaign, queries=campaign_queries(campaign=campaign))
+    preferences = campaign_preferences(campaign=campaign)
+    later = campaign_quality_later(
+        campaign=campaign, relevance=relevance, preferences=preferences, n_resamples=n_resamples
+    )
+    return later()
 
-    annotator_pk = np.union1d(relevance.annotator_pk, preference_annotator_pk)
+
+def campaign_quality_later(
+    *,
+    campaign: Campaign,
+    relevance: RelevanceLabels,
+    preferences: PreferenceRows,
+    n_resamples: int = 1000,
+) -> Callable[[], CampaignQuality]:
+    """`campaign_quality` of the campaign's already fetched labels, computed on a second thread while the
+    caller goes on (the launch report: its measures); call the result to wait for it. One query, here."""
+    annotator_pk = np.union1d(relevance.annotator_pk, preferences.annotator_pk)
     usernames = dict(
         get_user_model().objects.filter(pk__in=annotator_pk.tolist()).values_list("pk", "username")
     )
+    return started(_quality, campaign, relevance, preferences, annotator_pk, usernames, n_resamples)
+
+
+def _quality(campaign, relevance, preferences, annotator_pk, usernames, n_resamples) -> CampaignQuality:
+    """`campaign_quality`'s figures of fetched labels: no query, as it runs on another thread."""
+    scale = sorted(campaign.grade_values)
+    preference_annotator_pk, verdict = preferences.annotator_pk, preferences.verdict
+    _, preference_task = np.unique(preferences.task_pk, return_inverse=True)
+    n_verdict_tasks = int(preference_task.max()) + 1 if preference_task.size else 0
     relevance_annotator = np.searchsorted(annotator_pk, relevance.annotator_pk)[relevance.judgment_annotator]
     preference_annotator = np.searchsorted(annotator_pk, preference_annotator_pk)
 
@@ -184,7 +201,7 @@ def campaign_quality(
         seconds=relevance.judgment_seconds,
         gold=relevance.gold,
     )
-    bias = side_bias(preference_annotator, verdict, on_left, n_annotators=annotator_pk.size)
+    bias = side_bias(preference_annotator, verdict, preferences.on_left, n_annotators=annotator_pk.size)
     annotators = [
         AnnotatorFigures(
             username=usernames[int(pk)],

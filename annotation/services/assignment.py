@@ -18,7 +18,7 @@ from datetime import timedelta
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.db.models import F, OuterRef
+from django.db.models import Case, F, OuterRef, Q, When
 from django.utils import timezone
 
 from annotation.errors import TaskError, TaskErrorCode
@@ -36,19 +36,6 @@ from annotation.selectors import (
 LEASE_ATTEMPTS = 5
 
 
-def lease_live_get(*, annotator, campaign: Campaign) -> Assignment | None:
-    return (
-        Assignment.objects.filter(
-            campaign=campaign,
-            annotator=annotator,
-            status=Assignment.Status.LEASED,
-            expires_at__gt=timezone.now(),
-        )
-        .order_by("leased_at")
-        .first()
-    )
-
-
 @transaction.atomic
 def task_next(*, annotator, campaign: Campaign) -> Assignment | None:
     """The annotator's live lease in the campaign, else a new lease on a task with an open slot, else None.
@@ -58,13 +45,11 @@ def task_next(*, annotator, campaign: Campaign) -> Assignment | None:
     """
     # One annotator's parallel requests (two tabs) queue here instead of taking two leases.
     get_user_model().objects.select_for_update().filter(pk=annotator.pk).first()
-    leases_expire(now=timezone.now())
-    live = lease_live_get(annotator=annotator, campaign=campaign)
-    if live is not None:
-        return live
-    renewed = _lease_renew_own(annotator=annotator, campaign=campaign)
-    if renewed is not None:
-        return renewed
+    now = timezone.now()
+    leases_expire(now=now)
+    own = _lease_own(annotator=annotator, campaign=campaign, now=now)
+    if own is not None:
+        return own
     for kind in TASK_KINDS:
         task = _task_lock_open(kind=kind, annotator=annotator, campaign=campaign)
         if task is not None:
@@ -72,14 +57,18 @@ def task_next(*, annotator, campaign: Campaign) -> Assignment | None:
     return None
 
 
-def _lease_renew_own(*, annotator, campaign: Campaign) -> Assignment | None:
-    """The annotator's last lease that ran out, again, while its task has a slot: back where they were."""
-    expired = Assignment.objects.filter(
-        campaign=campaign, annotator=annotator, status=Assignment.Status.EXPIRED
-    ).first()  # the latest: Meta.ordering
-    if expired is None:
-        return None
-    kind, task_id = assignment_task(expired)
+def _lease_own(*, annotator, campaign: Campaign, now) -> Assignment | None:
+    """The annotator's live lease in the campaign; else their last lease that ran out, renewed while its
+    task has a slot: back where they were."""
+    latest = (
+        Assignment.objects.filter(campaign=campaign, annotator=annotator)
+        .filter(Q(status=Assignment.Status.LEASED, expires_at__gt=now) | Q(status=Assignment.Status.EXPIRED))
+        .order_by(Case(When(status=Assignment.Status.LEASED, then=0), default=1), "-leased_at")
+        .first()
+    )
+    if latest is None or latest.status == Assignment.Status.LEASED:
+        return latest
+    kind, task_id = assignment_task(latest)
     task = kind.model.objects.select_for_update(skip_locked=True).filter(pk=task_id).first()
     if task is None or task.slots_spent >= getattr(campaign, kind.overlap_field):
         return None

@@ -171,24 +171,47 @@ def grouped_median(group: np.ndarray, values: np.ndarray, *, n_groups: int) -> n
     return median
 
 
+def row_kinds(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(kind of each row, index of the first row of each kind) of [rows × k] integers: equal rows are one
+    kind, and kinds are numbered in the order of their first row."""
+    if rows.shape[0] == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    rows = rows - rows.min(axis=0)
+    radix = rows.max(axis=0).astype(float) + 1
+    if np.prod(radix) < 2**62:
+        # One integer per row (mixed radix): np.unique on rows (axis=0) sorts them as bytes, far slower.
+        place = np.concatenate([[1], np.cumprod(radix[:-1])]).astype(np.int64)
+        _, first, kind = np.unique(rows @ place, return_index=True, return_inverse=True)
+    else:
+        _, first, kind = np.unique(rows, axis=0, return_index=True, return_inverse=True)
+    order = np.argsort(first)
+    renumber = np.empty_like(order)
+    renumber[order] = np.arange(order.size)
+    return renumber[kind.ravel()], first[order]
+
+
 def consensus_credit(judgments: Judgments) -> tuple[np.ndarray, np.ndarray]:
     """Each label's agreement with the leave-one-out consensus, and whether it has one.
 
     The consensus of a label is the most common grade among the *other* labels of its task. The label earns 1
     when its grade is that grade, 1/k when k grades tie for most common and its grade is one of them, 0
     otherwise. Labels alone on their task have no consensus (credit 0, `has_consensus` False).
+
+    The credit depends only on the task's grade counts and the label's own grade, so it is worked out once
+    per kind of task (tasks with equal counts; few, whatever the number of tasks) and grade.
     """
-    counts = position_counts(
-        judgments.task, judgments.position, n_tasks=judgments.n_tasks, n_values=judgments.scale.size
-    )
-    others = counts[judgments.task]
-    others[np.arange(judgments.task.size), judgments.position] -= 1
-    has_consensus = others.sum(axis=1) > 0
-    top = others.max(axis=1, keepdims=True)
-    n_tied = (others == top).sum(axis=1)
-    is_top = others[np.arange(judgments.task.size), judgments.position] == top[:, 0]
+    n_values = judgments.scale.size
+    counts = position_counts(judgments.task, judgments.position, n_tasks=judgments.n_tasks, n_values=n_values)
+    kind_of_task, first = row_kinds(counts)
+    # [kinds × own grade × grades]: the other labels' counts of a label of each grade on each kind of task
+    others = counts[first][:, None, :] - np.eye(n_values, dtype=counts.dtype)
+    has_consensus = others.sum(axis=2) > 0
+    top = others.max(axis=2, keepdims=True)
+    n_tied = (others == top).sum(axis=2)
+    is_top = np.diagonal(others, axis1=1, axis2=2) == top[:, :, 0]
     credit = np.where(has_consensus & is_top, 1.0 / n_tied, 0.0)
-    return credit, has_consensus
+    kind = kind_of_task[judgments.task]
+    return credit[kind, judgments.position], has_consensus[kind, judgments.position]
 
 
 def gold_position_of_tasks(gold_task: np.ndarray, gold_position: np.ndarray, *, n_tasks: int) -> np.ndarray:

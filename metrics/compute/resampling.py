@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from metrics.compute.labels import check_count
+from metrics.compute.labels import check_count, row_kinds
 
 _ENTRIES_PER_CHUNK = 1_000_000
 _COUNTS_IN_CACHE = 65_536
@@ -127,15 +127,5 @@ def item_kinds(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     on which items are equal, not on their values (e.g. swapping good and bad verdicts negates every
     resample's GSB).
     """
-    if rows.shape[0] == 0:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    rows = rows - rows.min(axis=0)
-    radix = rows.max(axis=0).astype(float) + 1
-    if np.prod(radix) < 2**62:
-        # One integer per row (mixed radix): np.unique on rows (axis=0) sorts them as bytes, far slower.
-        place = np.concatenate([[1], np.cumprod(radix[:-1])]).astype(np.int64)
-        _, first, multiplicity = np.unique(rows @ place, return_index=True, return_counts=True)
-    else:
-        _, first, multiplicity = np.unique(rows, axis=0, return_index=True, return_counts=True)
-    order = np.argsort(first)
-    return first[order], multiplicity[order]
+    kind, first = row_kinds(rows)
+    return first, np.bincount(kind, minlength=first.size)

@@ -1,32 +1,84 @@
 // The workbench's keyboard: every answer is one key away; typing in the comment box is never intercepted.
+// A label is posted in the background and the server answers with the next task, which replaces the page
+// in place: one round trip per label. Without this script the forms post and redirect as usual.
 (() => {
   "use strict";
-  const root = document.querySelector("[data-workbench]");
-  if (!root) return;
-  const form = root.querySelector("[data-label-form]");
-  const keyed = new Map();
-  form.querySelectorAll("[data-key]").forEach((button) => {
-    button.dataset.key.split(" ").forEach((key) => keyed.set(key, button));
-  });
-  const dialog = (id) => document.getElementById(id);
+  let view = null; // the current task's label form, its keyed buttons and strength choices
+  let sending = false; // a held key must not post twice
+
   const open = (id) => {
-    const element = dialog(id);
+    const element = document.getElementById(id);
     if (element && !element.open) element.showModal();
   };
-  root.querySelectorAll("[data-open]").forEach((button) => {
-    button.addEventListener("click", () => open(button.dataset.open));
-  });
 
-  let sending = false; // a held key must not post twice
-  document.querySelectorAll("form[method=post]").forEach((element) => {
-    element.addEventListener("submit", (event) => {
-      if (sending) event.preventDefault();
-      sending = true;
+  // What the browser would have posted, for when the background post cannot be made.
+  const postNatively = (form, submitter) => {
+    if (submitter && submitter.name) {
+      const input = document.createElement("input");
+      Object.assign(input, { type: "hidden", name: submitter.name, value: submitter.value });
+      form.append(input);
+    }
+    form.submit();
+  };
+
+  const show = (html, location) => {
+    const page = new DOMParser().parseFromString(html, "text/html");
+    document.title = page.title;
+    document.body.replaceWith(page.body); // its scripts stay inert: this one keeps serving the new page
+    history.replaceState(null, "", location);
+    window.scrollTo(0, 0);
+    mount();
+  };
+
+  const post = async (form, submitter) => {
+    sending = true;
+    let response;
+    try {
+      response = await fetch(form.action, {
+        method: "POST",
+        body: new FormData(form, submitter),
+        headers: { "X-Workbench": "next" },
+        credentials: "same-origin",
+      });
+    } catch {
+      postNatively(form, submitter);
+      return;
+    }
+    if (!response.ok) {
+      postNatively(form, submitter); // the server's own error page, as without this script
+      return;
+    }
+    show(await response.text(), response.headers.get("X-Workbench-Location") || response.url);
+  };
+
+  const mount = () => {
+    sending = false;
+    view = null;
+    const root = document.querySelector("[data-workbench]");
+    if (!root) return;
+    const form = root.querySelector("[data-label-form]");
+    const keyed = new Map();
+    form.querySelectorAll("[data-key]").forEach((button) => {
+      button.dataset.key.split(" ").forEach((key) => keyed.set(key, button));
     });
-  });
+    root.querySelectorAll("[data-open]").forEach((button) => {
+      button.addEventListener("click", () => open(button.dataset.open));
+    });
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      if (!sending) post(form, event.submitter);
+    });
+    root.querySelectorAll("form[method=post]:not([data-label-form])").forEach((element) => {
+      element.addEventListener("submit", (event) => {
+        if (sending) event.preventDefault();
+        sending = true;
+      });
+    });
+    view = { form, keyed, strength: form.querySelectorAll("input[name=strength]") };
+  };
 
-  const strength = form.querySelectorAll("input[name=strength]");
   const toggleStrength = () => {
+    const strength = view.strength;
     const checked = [...strength].findIndex((input) => input.checked);
     strength[(checked + 1) % strength.length].checked = true;
   };
@@ -41,7 +93,7 @@
   };
 
   document.addEventListener("keydown", (event) => {
-    if (event.ctrlKey || event.metaKey || event.altKey || sending) return;
+    if (!view || event.ctrlKey || event.metaKey || event.altKey || sending) return;
     const target = event.target;
     if (target.matches("textarea, input[type=text]")) {
       if (event.key === "Escape") target.blur();
@@ -53,10 +105,10 @@
       return;
     }
     const key = event.key;
-    const button = keyed.get(key);
+    const button = view.keyed.get(key);
     if (button) {
       event.preventDefault();
-      form.requestSubmit(button);
+      view.form.requestSubmit(button);
     } else if (key === "g") {
       open("wb-guidelines");
     } else if (key === "?") {
@@ -65,12 +117,14 @@
       open("wb-skip");
     } else if (key === "c") {
       event.preventDefault();
-      form.querySelector("textarea").focus();
-    } else if (key === "m" && strength.length) {
+      view.form.querySelector("textarea").focus();
+    } else if (key === "m" && view.strength.length) {
       toggleStrength();
     } else if (key === "u") {
       const previous = document.getElementById("wb-previous");
       if (previous) window.location.assign(previous.href);
     }
   });
+
+  mount();
 })();

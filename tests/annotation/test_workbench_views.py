@@ -48,6 +48,45 @@ def test_grade_post_redirects_to_next_task(client, annotator, campaign):
     assert following["previous_id"] == task["assignment_id"]
 
 
+def test_workbench_post_answers_with_the_next_task(
+    client, annotator, campaign, django_assert_max_num_queries
+):
+    """The script's POST stores the label and shows the next task in the same response, with its address."""
+    task = client.get(work_url(campaign)).context["task"]
+    url = reverse("annotation:task", args=[campaign.pk, task["assignment_id"]])
+    # session, user, role, assignment; submit; hand-out; the page: a fixed count, whatever the campaign size
+    with django_assert_max_num_queries(26):
+        response = client.post(url, {"grade": "1"}, headers={"X-Workbench": "next"})
+    assert response.status_code == 200
+    following = response.context["task"]
+    assert following["assignment_id"] != task["assignment_id"]
+    assert following["previous_id"] == task["assignment_id"]
+    assert response["X-Workbench-Location"] == reverse(
+        "annotation:task", args=[campaign.pk, following["assignment_id"]]
+    )
+    assert Judgment.objects.get(annotator=annotator).grade == 1
+    assert Assignment.objects.get(pk=following["assignment_id"]).status == Assignment.Status.LEASED
+
+
+def test_workbench_post_of_the_last_task_answers_done(client, annotator, campaign):
+    task = client.get(work_url(campaign)).context["task"]
+    campaign.relevance_tasks.exclude(assignments__pk=task["assignment_id"]).delete()
+    campaign.side_by_side_tasks.all().delete()
+    url = reverse("annotation:task", args=[campaign.pk, task["assignment_id"]])
+    response = client.post(url, {"grade": "0"}, headers={"X-Workbench": "next"})
+    assert response.status_code == 200 and b"Nothing left" in response.content
+    assert response["X-Workbench-Location"] == work_url(campaign)
+
+
+def test_workbench_post_refused_redirects_to_the_task(client, annotator, campaign):
+    """A refused label goes back to its task with the reason, as without the script."""
+    task = client.get(work_url(campaign)).context["task"]
+    url = reverse("annotation:task", args=[campaign.pk, task["assignment_id"]])
+    response = client.post(url, {"grade": "7"}, headers={"X-Workbench": "next"})
+    assert response.status_code == 302 and response.url == url
+    assert not Judgment.objects.exists()
+
+
 def test_off_scale_grade_shows_error_and_stays(client, annotator, campaign):
     task = client.get(work_url(campaign)).context["task"]
     url = reverse("annotation:task", args=[campaign.pk, task["assignment_id"]])

@@ -77,8 +77,15 @@ def _bundle():
 
 
 def press_and_wait(page, key: str) -> None:
-    with page.expect_navigation():
-        page.keyboard.press(key)
+    """Press a key that moves to another page: a label's answer (the next task, swapped in by the script
+    without a navigation) or `u` (a navigation)."""
+    if key == "u":
+        with page.expect_navigation():
+            page.keyboard.press(key)
+        return
+    body = page.query_selector("body")
+    page.keyboard.press(key)
+    page.wait_for_function("body => !body.isConnected", arg=body)
 
 
 def test_annotator_works_by_keyboard(transactional_db, browser_page, screenshot_dir, make_user):
@@ -118,6 +125,11 @@ def test_annotator_works_by_keyboard(transactional_db, browser_page, screenshot_
     assert page.is_visible(".wb-grade.current")
     press_and_wait(page, "3")
     pressed[changed_title] = 3
+    assert "Your earlier answer was changed." in page.inner_text(".messages")
+    # The address is the task shown, so a reload shows it again rather than re-posting.
+    query = page.inner_text(".wb-query-text")
+    page.reload()
+    assert page.inner_text(".wb-query-text") == query
 
     sides = {}
     for index, (key, side) in enumerate([("1", "left"), ("ArrowDown", "same"), ("ArrowRight", "right")]):

@@ -1,13 +1,19 @@
-"""`fetch_columns`: the same columns from PostgreSQL's aggregated arrays as from plain rows (SQLite)."""
+"""`fetch_columns`: the same columns from PostgreSQL's aggregated rows as from plain rows (SQLite); reads on a
+second connection; the judgments of a campaign by task id range or by join."""
 
 import math
+import threading
 
 import numpy as np
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 
+from annotation.bundle import parse_bundle
 from annotation.models import Judgment, Query, RelevanceTask
-from metrics.columns import fetch_columns
+from annotation.services.campaigns import campaign_import
+from metrics import selectors
+from metrics.columns import fetch_columns, read_beside
+from metrics.selectors import campaign_queries, campaign_relevance_labels
 
 
 @pytest.fixture
@@ -34,6 +40,19 @@ def test_integer_and_float_columns_in_row_order(judged):
     assert rows[2] == (tasks[2].pk, alice.pk, 2, 0.0)
 
 
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="SQLite reads rows as they are")
+def test_null_in_an_integer_column_is_an_error_not_a_lost_row(judged):
+    # seconds_spent of bob's judgment is NULL: as an "i" column its record would vanish from the aggregate.
+    with pytest.raises(ValueError, match="NULL in an integer column"):
+        fetch_columns(Judgment.objects.values_list("task_id", "seconds_spent"), "ii")
+
+
+def test_labels_of_tasks_not_read_are_left_out_not_matched_to_a_neighbour():
+    position, known = selectors._positions(np.array([10, 20, 30]), np.array([20, 25, 30, 31, 5]))
+    assert known.tolist() == [True, False, True, False, False]
+    assert position[known].tolist() == [1, 2]
+
+
 def test_no_rows_give_empty_columns(campaign):
     columns = fetch_columns(Query.objects.filter(pk=-1).values_list("pk", "weight"), "if")
     assert [column.size for column in columns] == [0, 0]
@@ -50,3 +69,62 @@ def test_reads_the_backend_it_runs_on(campaign):
     # The suite runs on SQLite and, with DATABASE_URL, on PostgreSQL: both paths are exercised.
     (weights,) = fetch_columns(Query.objects.filter(campaign=campaign).values_list("weight"), "f")
     assert weights.tolist() == [1.0, 1.0], connection.vendor
+
+
+@pytest.fixture
+def judgments_sql(monkeypatch):
+    """The SQL of the judgments read by `campaign_relevance_labels`."""
+    sql = []
+
+    def recording(queryset, kinds):
+        if queryset.model is Judgment:
+            sql.append(str(queryset.query))
+        return fetch_columns(queryset, kinds)
+
+    monkeypatch.setattr(selectors, "fetch_columns", recording)
+    return sql
+
+
+def judged_tasks(campaign) -> list[int]:
+    relevance = campaign_relevance_labels(campaign=campaign, queries=campaign_queries(campaign=campaign))
+    return sorted(relevance.task_pk[relevance.judgment_task].tolist())
+
+
+def test_judgments_of_consecutive_task_ids_are_read_by_range(campaign, bundle_data, make_user, judgments_sql):
+    other = campaign_import(bundle=parse_bundle({**bundle_data, "name": "Other"}, "other.json"))
+    alice = make_user("alice")
+    for task in RelevanceTask.objects.filter(campaign__in=[campaign, other]):
+        Judgment.objects.create(task=task, annotator=alice, grade=1)
+    judged = judged_tasks(campaign)
+    assert "JOIN" not in judgments_sql[0]
+    assert judged == sorted(RelevanceTask.objects.filter(campaign=campaign).values_list("pk", flat=True))
+
+
+def test_judgments_of_scattered_task_ids_are_read_by_join(campaign, bundle_data, make_user, judgments_sql):
+    other = campaign_import(bundle=parse_bundle({**bundle_data, "name": "Other"}, "other.json"))
+    # A task pooled after another campaign's: the campaign's ids are no longer one range.
+    late = RelevanceTask.objects.create(
+        campaign=campaign,
+        query=campaign.queries.get(external_id="q2"),
+        document=campaign.documents.get(external_id="d2"),
+    )
+    alice = make_user("alice")
+    for task in RelevanceTask.objects.filter(campaign__in=[campaign, other]):
+        Judgment.objects.create(task=task, annotator=alice, grade=1)
+    judged = judged_tasks(campaign)
+    assert "JOIN" in judgments_sql[0]
+    assert late.pk in judged
+    assert judged == sorted(RelevanceTask.objects.filter(campaign=campaign).values_list("pk", flat=True))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_reads_beside_on_a_second_connection_only_outside_a_transaction(campaign):
+    main = threading.get_ident()
+    on_postgresql = connection.vendor == "postgresql"
+    assert (read_beside(threading.get_ident)() != main) == on_postgresql
+    with transaction.atomic():
+        # Inside a transaction another connection would not see its writes: read here, when asked.
+        assert read_beside(threading.get_ident)() == main
+    # The second connection sees the committed campaign.
+    (pks,) = read_beside(fetch_columns, Query.objects.filter(campaign=campaign).values_list("pk"), "i")()
+    assert len(pks) == 2

@@ -7,6 +7,7 @@ import math
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.db import transaction
 
 from annotation.bundle import JudgmentRow, PreferenceRow, parse_bundle
 from annotation.models import Adjudication, SideBySideTask
@@ -171,6 +172,17 @@ def command(*args) -> str:
     out = io.StringIO()
     call_command("launch_report", *args, stdout=out, stderr=io.StringIO())
     return out.getvalue()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_same_report_when_it_reads_on_a_second_connection(worked):
+    # Outside a transaction the judgments are read on a second connection (PostgreSQL) and the agreement
+    # computed on a second thread; inside one, everything is read on the caller's connection.
+    beside = report_render(launch_report_build(campaign=worked), "json")
+    with transaction.atomic():
+        alone = report_render(launch_report_build(campaign=worked), "json")
+    assert beside == alone
+    assert json.loads(beside)["agreement"]["side_by_side"]
 
 
 def test_every_format_via_the_command(worked, tmp_path):
