@@ -112,6 +112,10 @@ class TaskKind:
     def is_side_by_side(self) -> bool:
         return self.model is SideBySideTask
 
+    def overlap(self, campaign: Campaign) -> int:
+        """How many annotators each task of this kind goes to in the campaign."""
+        return getattr(campaign, self.overlap_field)
+
 
 RELEVANCE = TaskKind("relevance", RelevanceTask, Judgment, "relevance_task", "overlap")
 SIDE_BY_SIDE = TaskKind("side_by_side", SideBySideTask, Preference, "side_by_side_task", "gsb_overlap")
@@ -164,7 +168,7 @@ def task_candidates(*, kind: TaskKind, campaign: Campaign, annotator, now, start
     a sort of the whole campaign.
     """
     tasks = _tasks_unseen(kind=kind, annotator=annotator, now=now).filter(
-        campaign=campaign, slots_spent__lt=getattr(campaign, kind.overlap_field)
+        campaign=campaign, slots_spent__lt=kind.overlap(campaign)
     )
     return [
         tasks.filter(shuffle_key__gte=start).order_by("shuffle_key"),
@@ -368,7 +372,7 @@ def campaign_progress(*, campaign: Campaign) -> dict:
     )
     kinds = []
     for kind in TASK_KINDS:
-        overlap = getattr(campaign, kind.overlap_field)
+        overlap = kind.overlap(campaign)
         tasks = kind.model.objects.filter(campaign=campaign)
         automatic = 0
         if kind.is_side_by_side and campaign.auto_same_identical:

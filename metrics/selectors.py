@@ -28,7 +28,7 @@ from annotation.models import (
 )
 from metrics.columns import fetch_columns, read_beside
 from metrics.compute.aggregation import aggregate_grades
-from metrics.compute.labels import TaskLabels
+from metrics.compute.labels import TaskLabels, sorted_find
 
 VERDICT_VALUE = {Verdict.GOOD: 1.0, Verdict.SAME: 0.0, Verdict.BAD: -1.0}
 
@@ -166,16 +166,6 @@ def campaign_models(*, campaign: Campaign) -> list[CampaignModel]:
     return sorted(models, key=lambda model: (not model.is_online, model.name))
 
 
-def _positions(sorted_pk: np.ndarray, pk: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Where each of `pk` is in `sorted_pk`, and whether it is there at all: the labels and their tasks are
-    separate reads (on two connections for the judgments), so a task pooled between them may have labels
-    but no row; those labels are left out rather than matched to a neighbouring task."""
-    position = np.searchsorted(sorted_pk, pk)
-    known = position < sorted_pk.size
-    known[known] = sorted_pk[position[known]] == pk[known]
-    return position, known
-
-
 def campaign_relevance_labels(*, campaign: Campaign, queries: CampaignQueries) -> RelevanceLabels:
     """`campaign_relevance_labels_later`, waited for."""
     return campaign_relevance_labels_later(campaign=campaign, queries=queries)()
@@ -216,7 +206,9 @@ def campaign_relevance_labels_later(
 
     def labels() -> RelevanceLabels:
         judgment_task_pk, annotator_pk, grade, seconds = pending()
-        judgment_task, known = _positions(task_pk, judgment_task_pk)
+        # The tasks and their judgments are separate reads (on two connections), so a task pooled between
+        # them may have judgments but no row: those are left out rather than matched to a neighbouring task.
+        judgment_task, known = sorted_find(task_pk, judgment_task_pk)
         if not known.all():
             annotator_pk, grade, seconds = annotator_pk[known], grade[known], seconds[known]
             judgment_task = judgment_task[known]

@@ -16,6 +16,7 @@ from annotation.models import Campaign, Judgment, Preference, RankingModel
 from annotation.selectors import campaign_progress
 from metrics.compute.decision import Decision, LaunchRule, decide
 from metrics.compute.gsb import GSBSummary, gsb_by_segment, gsb_summary
+from metrics.compute.labels import sorted_find
 from metrics.compute.ranking import Gain, RankingSettings, evaluate_ranked, parse_measure, weighted_mean
 from metrics.compute.significance import PairedComparison, paired_comparisons
 from metrics.selectors import (
@@ -177,8 +178,7 @@ def _layout(data: CampaignEvaluationData, grades: np.ndarray) -> _Layout:
     order = np.argsort(task_keys)
     sorted_keys = task_keys[order]
     ranked_keys = _pair_keys(rankings.query, rankings.document)
-    found = np.minimum(np.searchsorted(sorted_keys, ranked_keys), max(sorted_keys.size - 1, 0))
-    hit = sorted_keys[found] == ranked_keys if sorted_keys.size else np.zeros(ranked_keys.size, bool)
+    found, hit = sorted_find(sorted_keys, ranked_keys)
     ranked_label = np.where(hit, grades[order[found]] if sorted_keys.size else np.nan, np.nan)
     ranked_row = row_of_query[rankings.query]
     depth = int(rankings.rank.max(initial=0))

@@ -70,9 +70,9 @@ def _lease_own(*, annotator, campaign: Campaign, now) -> Assignment | None:
         return latest
     kind, task_id = assignment_task(latest)
     task = kind.model.objects.select_for_update(skip_locked=True).filter(pk=task_id).first()
-    if task is None or task.slots_spent >= getattr(campaign, kind.overlap_field):
+    if task is None or not _slot_open(kind=kind, task=task, campaign=campaign):
         return None
-    return _lease(kind=kind, annotator=annotator, task=task)
+    return _lease(kind=kind, annotator=annotator, task=task, assignment=latest)
 
 
 def _task_lock_open(*, kind: TaskKind, annotator, campaign: Campaign):
@@ -89,19 +89,26 @@ def _task_lock_open(*, kind: TaskKind, annotator, campaign: Campaign):
         if task is None:
             return None
         # The candidate query's snapshot predates the lock; PostgreSQL hands back the row as now committed.
-        if task.slots_spent < getattr(campaign, kind.overlap_field):
+        if _slot_open(kind=kind, task=task, campaign=campaign):
             return task
     return None
+
+
+def _slot_open(*, kind: TaskKind, task, campaign: Campaign) -> bool:
+    """Whether the task, as read under its lock, has a slot left."""
+    return task.slots_spent < kind.overlap(campaign)
 
 
 def _slots_change(task, delta: int) -> None:
     type(task).objects.filter(pk=task.pk).update(slots_spent=F("slots_spent") + delta)
 
 
-def _lease(*, kind: TaskKind, annotator, task) -> Assignment:
+def _lease(*, kind: TaskKind, annotator, task, assignment: Assignment | None = None) -> Assignment:
+    """Lease the locked task to the annotator, renewing `assignment` (their ran-out lease on it) if given."""
     now = timezone.now()
-    # An expired lease of this annotator on the task is renewed: one row per annotator and task.
-    assignment = Assignment.objects.filter(annotator=annotator, **{kind.assignment_field: task}).first()
+    if assignment is None:
+        # A candidate may hold an expired lease of this annotator, renewed: one row per annotator and task.
+        assignment = Assignment.objects.filter(annotator=annotator, **{kind.assignment_field: task}).first()
     if assignment is None:
         assignment = Assignment(
             annotator=annotator, campaign_id=task.campaign_id, **{kind.assignment_field: task}
@@ -171,17 +178,15 @@ def lease_claim(*, annotator, task) -> Assignment:
         raise TaskError(TaskErrorCode.SKIPPED, "You skipped this task.")
     if assignment.status == Assignment.Status.SUBMITTED:
         raise TaskError(TaskErrorCode.NOT_LEASED, "This task is already submitted.")
-    if assignment.status == Assignment.Status.EXPIRED and _slots_left(task) <= 0:
-        raise TaskError(
-            TaskErrorCode.LEASE_EXPIRED_FULL,
-            "Your time on this task ran out and others have since completed it; your answer was not kept.",
-        )
+    if assignment.status == Assignment.Status.EXPIRED:
+        task.refresh_from_db(fields=["slots_spent"])  # the caller's copy may predate the lock
+        if not _slot_open(kind=kind, task=task, campaign=task.campaign):
+            raise TaskError(
+                TaskErrorCode.LEASE_EXPIRED_FULL,
+                "Your time on this task ran out and others have since completed it; "
+                "your answer was not kept.",
+            )
     return assignment
-
-
-def _slots_left(task) -> int:
-    spent = type(task).objects.filter(pk=task.pk).values_list("slots_spent", flat=True).get()
-    return getattr(task.campaign, task_kind(task).overlap_field) - spent
 
 
 def lease_finish(*, assignment: Assignment, task) -> None:

@@ -82,14 +82,21 @@ def as_scale(scale: ArrayLike) -> np.ndarray:
     return values
 
 
+def sorted_find(sorted_values: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each value's index in the ascending `sorted_values` (kept in range where it is missing), and whether
+    it is there."""
+    if sorted_values.size == 0:
+        return np.zeros(values.shape, dtype=np.int64), np.zeros(values.shape, dtype=bool)
+    position = np.minimum(np.searchsorted(sorted_values, values), sorted_values.size - 1)
+    return position, sorted_values[position] == values
+
+
 def scale_positions(values: np.ndarray, scale: np.ndarray, name: str) -> np.ndarray:
     """Each value's index on the scale; every value must be one of the scale's grades."""
-    position = np.searchsorted(scale, values)
-    clipped = np.minimum(position, scale.size - 1)
-    off_scale = scale[clipped] != values
-    if off_scale.any():
-        raise ValueError(f"{name} holds {values[off_scale][0]}, which is not on the scale {scale.tolist()}")
-    return clipped
+    position, on_scale = sorted_find(scale, values)
+    if not on_scale.all():
+        raise ValueError(f"{name} holds {values[~on_scale][0]}, which is not on the scale {scale.tolist()}")
+    return position
 
 
 def as_verdict_positions(verdict: ArrayLike) -> np.ndarray:

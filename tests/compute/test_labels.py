@@ -1,12 +1,22 @@
-"""Shared label helpers: kinds of rows, and the leave-one-out consensus worked out per kind of task."""
+"""Shared label helpers: kinds of rows, lookups in sorted ids, and the leave-one-out consensus worked out per
+kind of task."""
 
 import numpy as np
 import pytest
 
-from metrics.compute.labels import as_judgments, consensus_credit, row_kinds
+from metrics.compute.labels import as_judgments, consensus_credit, row_kinds, sorted_find
 from metrics.compute.resampling import item_kinds
 
 SCALE = [0.0, 1.0, 2.0, 3.0]
+
+
+def test_sorted_find_says_what_is_missing_rather_than_matching_a_neighbour():
+    # e.g. judgments whose task was not in the tasks read: left out, not given to the next task
+    position, known = sorted_find(np.array([10, 20, 30]), np.array([20, 25, 30, 31, 5]))
+    assert known.tolist() == [True, False, True, False, False]
+    assert position[known].tolist() == [1, 2]
+    position, known = sorted_find(np.zeros(0, dtype=np.int64), np.array([1, 2]))
+    assert known.tolist() == [False, False]
 
 
 def test_row_kinds_number_kinds_by_their_first_row():

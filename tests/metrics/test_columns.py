@@ -47,12 +47,6 @@ def test_null_in_an_integer_column_is_an_error_not_a_lost_row(judged):
         fetch_columns(Judgment.objects.values_list("task_id", "seconds_spent"), "ii")
 
 
-def test_labels_of_tasks_not_read_are_left_out_not_matched_to_a_neighbour():
-    position, known = selectors._positions(np.array([10, 20, 30]), np.array([20, 25, 30, 31, 5]))
-    assert known.tolist() == [True, False, True, False, False]
-    assert position[known].tolist() == [1, 2]
-
-
 def test_no_rows_give_empty_columns(campaign):
     columns = fetch_columns(Query.objects.filter(pk=-1).values_list("pk", "weight"), "if")
     assert [column.size for column in columns] == [0, 0]
