@@ -20,7 +20,7 @@ from annotation.models import (
     default_cutoffs,
     default_scale,
 )
-from metrics.compute.trec import TrecFormatError, read_run_rankings
+from trec.files import TrecFormatError, read_run_rankings
 
 SETTING_DEFAULTS: dict[str, Any] = {
     "overlap": 3,

@@ -16,10 +16,10 @@ from annotation.api.permissions import IsReviewer
 from annotation.api.views import campaign_or_404
 from annotation.errors import InputError, InputErrorCode
 from annotation.selectors import campaign_labels_export
-from metrics.compute.trec import write_qrels
 from metrics.reports.text import report_json
 from metrics.selectors import campaign_aggregated_labels
 from metrics.selectors_launch import launch_report_build
+from trec.files import write_qrels
 
 REVIEWER = [IsAuthenticated, IsReviewer]
 

@@ -4,7 +4,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from metrics.compute.decimals import PADDING, parse_decimals
+from trec.decimals import PADDING, parse_decimals
 
 
 def parse(tokens: list[str]) -> tuple[np.ndarray, np.ndarray]:

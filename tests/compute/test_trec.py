@@ -9,10 +9,11 @@ import pytrec_eval
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from metrics.compute import evaluation, trec
+import trec.files as trec
+from metrics.compute import evaluation
 from metrics.compute.evaluation import QrelsIndex, evaluate_run, read_files
 from metrics.compute.ranking import Gain, RankingSettings
-from metrics.compute.trec import TrecFormatError, read_qrels, read_run, read_run_rankings
+from trec.files import TrecFormatError, read_qrels, read_run, read_run_rankings
 
 LINEAR = RankingSettings(gain=Gain.LINEAR)
 

@@ -5,8 +5,8 @@ from django.core.management.base import BaseCommand
 from annotation.errors import InputError
 from annotation.management.commands._io import command_error
 from annotation.selectors import campaign_get, campaign_labels_export
-from metrics.compute.trec import write_qrels
 from metrics.selectors import campaign_aggregated_labels
+from trec.files import write_qrels
 
 
 class Command(BaseCommand):

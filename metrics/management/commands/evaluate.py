@@ -6,7 +6,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from metrics.compute.evaluation import RunEvaluation, evaluate_run, read_files
 from metrics.compute.ranking import DEFAULT_MEASURES, RankingSettings, parse_measure
-from metrics.compute.trec import TrecFormatError
+from trec.files import TrecFormatError
 
 
 class Command(BaseCommand):

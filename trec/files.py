@@ -19,7 +19,7 @@ from typing import TextIO
 
 import numpy as np
 
-from metrics.compute.decimals import PADDING, parse_decimals, words
+from trec.decimals import PADDING, parse_decimals, words
 
 WINDOW_BYTES = 8 << 20
 MAX_TOKEN_BYTES = 255
