@@ -1,7 +1,8 @@
 """Judgeboard settings, read from the environment.
 
-DEBUG=1 (the default) is development mode. DEBUG=0 is production mode: it refuses to start without a real
-SECRET_KEY and turns on the HTTPS-only settings that `manage.py check --deploy` asks for.
+DEBUG=0 (the default) is production mode: it refuses to start without a real SECRET_KEY and turns on the
+HTTPS-only settings that `manage.py check --deploy` asks for.
+DEBUG=1 is development mode (`make demo`, the tests).
 """
 
 import os
@@ -9,6 +10,7 @@ from pathlib import Path
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
+from django.utils.csp import CSP
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -29,7 +31,7 @@ def env_list(name: str, default: list[str]) -> list[str]:
     return [item.strip() for item in value.split(",") if item.strip()] if value else default
 
 
-DEBUG = env_bool("DEBUG", True)
+DEBUG = env_bool("DEBUG", False)
 
 DEVELOPMENT_SECRET_KEY = "django-insecure-judgeboard-development-only"
 SECRET_KEY = os.environ.get("SECRET_KEY", DEVELOPMENT_SECRET_KEY if DEBUG else "")
@@ -69,7 +71,27 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django.middleware.csp.ContentSecurityPolicyMiddleware",
+    "config.middleware.SecurityHeadersMiddleware",
 ]
+
+# Scripts only from this site's static files: no inline script, no eval, nothing from elsewhere (JSON data
+# blocks from json_script are not executed). Styles from here too, plus inline style attributes, which the
+# meters and grids set per page and Plotly sets on its charts. ReDoc renders in a blob: worker; Swagger UI
+# shows data: images.
+SECURE_CSP = {
+    "default-src": [CSP.SELF],
+    "script-src": [CSP.SELF],
+    "style-src": [CSP.SELF, CSP.UNSAFE_INLINE],
+    "img-src": [CSP.SELF, "data:"],
+    "font-src": [CSP.SELF, "data:"],
+    "worker-src": [CSP.SELF, "blob:"],
+    "connect-src": [CSP.SELF],
+    "object-src": [CSP.NONE],
+    "base-uri": [CSP.SELF],
+    "form-action": [CSP.SELF],
+    "frame-ancestors": [CSP.NONE],
+}
 
 ROOT_URLCONF = "config.urls"
 
@@ -90,22 +112,44 @@ TEMPLATES = [
 
 WSGI_APPLICATION = "config.wsgi.application"
 
-# Login throttles count in the cache: with several app servers it must be shared (REDIS_URL), else each
-# process would allow the full rate on its own.
-if os.environ.get("REDIS_URL"):
-    CACHES = {
-        "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
-            "LOCATION": os.environ["REDIS_URL"],
-        }
-    }
+# Failed sign-ins and throttles count in the cache, which every worker and server must share: Redis when
+# REDIS_URL is set, else a table in the database (created by a migration of `annotation`).
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": os.environ["REDIS_URL"]}
+    if os.environ.get("REDIS_URL")
+    else {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": "judgeboard_cache"}
+}
 
+# Failed sign-ins allowed per account and per client address in a window of LOGIN_LOCKOUT_MINUTES (from the
+# first failure); then every sign-in is refused until the window ends (annotation/services/logins.py).
+LOGIN_FAILURES_PER_ACCOUNT = int(os.environ.get("LOGIN_FAILURES_PER_ACCOUNT", "10"))
+LOGIN_FAILURES_PER_ADDRESS = int(os.environ.get("LOGIN_FAILURES_PER_ADDRESS", "50"))
+LOGIN_LOCKOUT_MINUTES = int(os.environ.get("LOGIN_LOCKOUT_MINUTES", "15"))
+# How many proxies in front of the app append to X-Forwarded-For; 0: the client is REMOTE_ADDR and the header
+# is ignored (anyone can write it).
+NUM_PROXIES = int(os.environ.get("NUM_PROXIES", "0"))
+
+# A connection is closed at the end of its request (CONN_MAX_AGE=0): `runserver` serves each request on a new
+# thread and never closes that thread's connection, so a kept one (it was 60 s) outlived its thread until
+# garbage collection, one per request. On PostgreSQL each process holds a bounded pool instead
+# (DB_POOL_MAX_SIZE; 0 turns it off, then CONN_MAX_AGE may keep connections per thread).
 DATABASES = {
     "default": dj_database_url.parse(
         os.environ.get("DATABASE_URL") or f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
-        conn_max_age=int(os.environ.get("CONN_MAX_AGE", "60")),
+        conn_max_age=int(os.environ.get("CONN_MAX_AGE", "0")),
     )
 }
+DB_POOL_MAX_SIZE = int(os.environ.get("DB_POOL_MAX_SIZE", "8"))
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and DB_POOL_MAX_SIZE > 0:
+    if DATABASES["default"]["CONN_MAX_AGE"]:
+        raise ImproperlyConfigured(
+            "CONN_MAX_AGE must be 0 with the connection pool (or set DB_POOL_MAX_SIZE=0)"
+        )
+    DATABASES["default"]["OPTIONS"] = {
+        **DATABASES["default"].get("OPTIONS", {}),
+        # A request waiting longer than `timeout` for a free connection fails (psycopg_pool.PoolTimeout).
+        "pool": {"min_size": 1, "max_size": DB_POOL_MAX_SIZE, "timeout": 30},
+    }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # WAL and a busy timeout let the dev server and a management command write side by side.
     DATABASES["default"]["OPTIONS"] = {
@@ -113,6 +157,13 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "timeout": 20,
         "transaction_mode": "IMMEDIATE",
     }
+# Reports and exports read from a streaming replica when one is given (config/routers.py); the router is
+# installed only then, so every read stays on the primary otherwise.
+if os.environ.get("DATABASE_REPLICA_URL"):
+    DATABASES["replica"] = dj_database_url.parse(
+        os.environ["DATABASE_REPLICA_URL"], conn_max_age=DATABASES["default"]["CONN_MAX_AGE"]
+    )
+    DATABASE_ROUTERS = ["config.routers.ReplicaRouter"]
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -152,13 +203,16 @@ STORAGES = {
 MAX_UPLOAD_BYTES = int(os.environ.get("MAX_UPLOAD_BYTES", str(50 * 1024 * 1024)))
 DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_UPLOAD_BYTES
 
+# API tokens stop working this many days after they were issued (0: never); a new sign-in gets a new one.
+API_TOKEN_DAYS = int(os.environ.get("API_TOKEN_DAYS", "0"))
+
 # How long a handed-out task stays reserved for its annotator.
 TASK_LEASE_MINUTES = int(os.environ.get("TASK_LEASE_MINUTES", "30"))
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         # Token first, so that a request without credentials gets 401 with WWW-Authenticate.
-        "rest_framework.authentication.TokenAuthentication",
+        "annotation.api.authentication.ExpiringTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
@@ -171,6 +225,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_THROTTLE_RATES": {"login": os.environ.get("LOGIN_THROTTLE_RATE", "10/min")},
+    "NUM_PROXIES": NUM_PROXIES,  # the throttles' client address, as in annotation/services/logins.py
     "EXCEPTION_HANDLER": "annotation.api.exceptions.exception_handler",
 }
 SPECTACULAR_SETTINGS = {
@@ -183,7 +238,7 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "ENUM_NAME_OVERRIDES": {
-        "TaskKindEnum": "annotation.api.serializers.TASK_KINDS",
+        "TaskKindEnum": "annotation.task_kinds.KIND_NAMES",
         "SideEnum": "annotation.services.labels.SIDES",
         "VerdictEnum": "annotation.models.Verdict",
         "RevisionKindEnum": "annotation.models.LabelRevision.Kind",

@@ -10,7 +10,8 @@ def run_manage(*args, **env):
     full_env = {
         k: v
         for k, v in os.environ.items()
-        if k not in {"DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "DJANGO_ALLOW_ASYNC_UNSAFE"}
+        if k
+        not in {"DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "DJANGO_ALLOW_ASYNC_UNSAFE", "DJANGO_SETTINGS_MODULE"}
     }
     full_env.update(env)
     return subprocess.run(
@@ -27,6 +28,12 @@ def test_production_mode_refuses_to_start_without_a_secret_key():
     result = run_manage("check", DEBUG="0")
     assert result.returncode != 0
     assert "SECRET_KEY" in result.stderr
+
+
+def test_production_mode_is_the_default():
+    result = run_manage("check")
+    assert result.returncode != 0
+    assert "Production mode (DEBUG=0) needs SECRET_KEY" in result.stderr
 
 
 def test_production_mode_refuses_the_development_key():

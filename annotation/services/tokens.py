@@ -1,16 +1,49 @@
-"""API tokens: one per user, created on first login."""
+"""API tokens: one per user, created on first login, revoked when the password changes or the account is
+deactivated, and expired after API_TOKEN_DAYS (0: never)."""
 
+from datetime import timedelta
+
+from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
 
+def token_expired(*, token: Token) -> bool:
+    days = settings.API_TOKEN_DAYS
+    return bool(days) and token.created <= timezone.now() - timedelta(days=days)
+
+
 def token_get_or_create(*, user) -> Token:
-    """The user's token; two first logins at once both get the one that won the insert."""
+    """The user's token, a new one if it expired; two first logins at once both get the one that won the
+    insert."""
     token = Token.objects.filter(user=user).first()
-    if token is not None:
+    if token is not None and not token_expired(token=token):
         return token
     try:
         with transaction.atomic():
+            if token is not None:
+                token.delete()
             return Token.objects.create(user=user)
     except IntegrityError:
         return Token.objects.get(user=user)
+
+
+def tokens_revoke(*, user) -> None:
+    """The user's tokens stop working; the next sign-in gets a new one."""
+    Token.objects.filter(user=user).delete()
+
+
+def user_password_set(*, user, password: str) -> None:
+    """A new password; the user's tokens go with the old one."""
+    with transaction.atomic():
+        user.set_password(password)
+        user.save(update_fields=["password"])
+        tokens_revoke(user=user)
+
+
+def user_deactivate(*, user) -> None:
+    with transaction.atomic():
+        user.is_active = False
+        user.save(update_fields=["is_active"])
+        tokens_revoke(user=user)

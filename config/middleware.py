@@ -1,0 +1,34 @@
+"""Response headers every page and API answer gets beside Django's own (CSP, HSTS, nosniff)."""
+
+from django.utils.cache import add_never_cache_headers
+
+# No page uses these browser features; a script injected despite the CSP cannot either.
+PERMISSIONS_POLICY = ", ".join(
+    f"{feature}=()"
+    for feature in (
+        "camera",
+        "microphone",
+        "geolocation",
+        "payment",
+        "usb",
+        "serial",
+        "bluetooth",
+        "display-capture",
+    )
+)
+
+
+class SecurityHeadersMiddleware:
+    """Permissions-Policy on everything; `Cache-Control: no-store` on what a signed-in user sees (pages,
+    exports, reports, API answers), so that no shared or browser cache keeps it after sign-out."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        response.headers.setdefault("Permissions-Policy", PERMISSIONS_POLICY)
+        user = getattr(request, "user", None)  # DRF sets it for token requests too
+        if user is not None and user.is_authenticated:
+            add_never_cache_headers(response)
+        return response

@@ -1,0 +1,101 @@
+"""Tokens are revoked by a password change (page, admin, service), a deactivation and DELETE; they expire."""
+
+from datetime import timedelta
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from annotation.services.tokens import user_password_set
+
+PASSWORD = "s3cret-pass-1"
+NEW_PASSWORD = "an0ther-pass-2"
+
+
+def token_for(username: str, password: str = PASSWORD) -> str:
+    response = APIClient().post("/api/auth/token/", {"username": username, "password": password})
+    assert response.status_code == 200, response.content
+    return response.json()["token"]
+
+
+def works(token: str) -> bool:
+    status = APIClient().get("/api/campaigns/", HTTP_AUTHORIZATION=f"Token {token}").status_code
+    assert status in (200, 401)
+    return status == 200
+
+
+@pytest.fixture
+def ann(make_user):
+    return make_user("ann", "annotator", password=PASSWORD)
+
+
+def test_the_token_stays_the_same_until_revoked(ann):
+    assert token_for("ann") == token_for("ann")
+
+
+def test_delete_revokes_the_callers_token_and_the_next_sign_in_gets_a_new_one(ann, make_user):
+    make_user("bob", "annotator", password=PASSWORD)
+    token, other = token_for("ann"), token_for("bob")
+    response = APIClient().delete("/api/auth/token/", HTTP_AUTHORIZATION=f"Token {token}")
+    assert response.status_code == 204
+    assert not works(token) and works(other)
+    fresh = token_for("ann")
+    assert fresh != token and works(fresh)
+
+
+def test_delete_needs_credentials():
+    assert APIClient().delete("/api/auth/token/").status_code == 401
+
+
+def test_changing_the_password_on_the_page_revokes_the_token(ann):
+    token = token_for("ann")
+    client = Client()
+    client.force_login(ann)
+    body = {"old_password": PASSWORD, "new_password1": NEW_PASSWORD, "new_password2": NEW_PASSWORD}
+    assert client.post("/password/", body).status_code == 302
+    assert not works(token)
+    assert client.get("/").status_code == 200  # this session stays signed in
+    assert works(token_for("ann", NEW_PASSWORD))
+
+
+def test_a_password_set_by_the_service_revokes_the_token(ann):
+    token = token_for("ann")
+    user_password_set(user=ann, password=NEW_PASSWORD)
+    assert not works(token)
+
+
+def test_the_admin_setting_a_password_or_deactivating_revokes_the_token(ann):
+    admin = get_user_model().objects.create_superuser("root", password=PASSWORD)
+    client = Client()
+    client.force_login(admin)
+    token = token_for("ann")
+    body = {"password1": NEW_PASSWORD, "password2": NEW_PASSWORD, "usable_password": "true"}
+    assert client.post(f"/admin/auth/user/{ann.pk}/password/", body).status_code == 302
+    assert not Token.objects.filter(key=token).exists()
+
+    token = token_for("ann", NEW_PASSWORD)
+    page = client.get(f"/admin/auth/user/{ann.pk}/change/")
+    form = page.context["adminform"].form
+    data = {name: form[name].value() for name in form.fields if form[name].value() is not None}
+    data.update(is_active="", groups=[g.pk for g in ann.groups.all()], user_permissions=[])
+    data = {k: v for k, v in data.items() if k not in ("password", "is_active")}
+    data.update(
+        {"last_login_0": "", "last_login_1": "", "date_joined_0": "2024-01-01", "date_joined_1": "00:00:00"}
+    )
+    assert client.post(f"/admin/auth/user/{ann.pk}/change/", data).status_code == 302
+    ann.refresh_from_db()
+    assert not ann.is_active and not Token.objects.filter(key=token).exists()
+
+
+def test_a_token_expires_after_api_token_days(ann, settings):
+    settings.API_TOKEN_DAYS = 30
+    token = token_for("ann")
+    Token.objects.filter(key=token).update(created=Token.objects.get(key=token).created - timedelta(days=29))
+    assert works(token)
+    Token.objects.filter(key=token).update(created=Token.objects.get(key=token).created - timedelta(days=2))
+    response = APIClient().get("/api/campaigns/", HTTP_AUTHORIZATION=f"Token {token}")
+    assert response.status_code == 401 and "expired" in response.json()["detail"]
+    fresh = token_for("ann")
+    assert fresh != token and works(fresh)
