@@ -1,10 +1,11 @@
 """Time `import_campaign --run` on a 1,000,000-line TREC run against PostgreSQL's own COPY of the same rows.
 
-    .venv/bin/python bench/import_run.py [--queries 10000] [--depth 100]
+    flock /tmp/bench.lock .venv/bin/python bench/import_run.py [--queries 10000] [--depth 100]
 
-Creates and drops its own database (judgeboard_bench_import) on DATABASE_URL's server. The peer, measured in
+Creates and drops its own database (judgeboard_bench_import) on BENCH_PG's server. The peer, measured in
 the same run, is `COPY` of the run's rows into a bare table: the floor for getting a million rows into
-PostgreSQL. The ratio says what validation, id mapping, pooling and constraints cost on top.
+PostgreSQL. The ratio says what start-up, validation, id mapping, pooling and constraints cost on top.
+Memory is the import process's peak RSS, beside that of the same command only starting (`--help`).
 """
 
 import argparse
@@ -51,13 +52,17 @@ def write_inputs(folder: Path, queries: int, depth: int) -> tuple[Path, Path]:
     return bundle_path, run_path
 
 
-def timed(command: list[str], env: dict) -> tuple[float, str]:
+def timed(command: list[str], env: dict) -> tuple[float, int]:
+    """Wall seconds and peak RSS in bytes of one child process."""
     start = time.perf_counter()
-    result = subprocess.run(command, env=env, capture_output=True, text=True)
+    child = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(child.pid, 0)
     elapsed = time.perf_counter() - start
-    if result.returncode != 0:
-        sys.exit(f"{' '.join(command)} failed:\n{result.stderr}")
-    return elapsed, result.stdout
+    child.returncode = os.waitstatus_to_exitcode(status)
+    errors = child.stderr.read().decode()
+    if child.returncode != 0:
+        sys.exit(f"{' '.join(command)} failed:\n{errors}")
+    return elapsed, usage.ru_maxrss * 1024  # kilobytes on Linux
 
 
 def main() -> None:
@@ -74,8 +79,10 @@ def main() -> None:
         subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
         with tempfile.TemporaryDirectory() as tmp:
             bundle, run = write_inputs(Path(tmp), args.queries, args.depth)
+            size = run.stat().st_size
             lines = args.queries * args.depth
-            ours, _ = timed(
+            _, idle_rss = timed([sys.executable, "manage.py", "import_campaign", "--help"], env)
+            ours, ours_rss = timed(
                 [
                     sys.executable,
                     "manage.py",
@@ -95,15 +102,16 @@ def main() -> None:
                 DATABASE,
             )
             copy = f"\\copy bare_run FROM '{run}' WITH (FORMAT text, DELIMITER ' ')"
-            peer_one, _ = timed(["psql", f"{SERVER}/{DATABASE}", "-q", "-c", copy], env)
+            # Our import reads and writes the run twice (two models): two COPYs.
+            peer = sum(timed(["psql", f"{SERVER}/{DATABASE}", "-q", "-c", copy], env)[0] for _ in range(2))
     finally:
         psql(f"DROP DATABASE IF EXISTS {DATABASE} WITH (FORCE)")
-    # Our import reads and writes the run twice (two models), so compare with two COPYs.
-    peer = 2 * peer_one
     print(f"run lines per model: {lines:,}; ranking rows written: {rows:,}")
-    print(f"import_campaign --run x2: {ours:.1f} s")
-    print(f"psql COPY of the same rows x2: {peer:.1f} s")
+    print(f"import_campaign --run x2: {ours:.2f} s")
+    print(f"psql COPY of the same rows x2: {peer:.2f} s")
     print(f"ratio (ours / COPY): {ours / peer:.1f}")
+    print(f"run file: {size / 2**20:.0f} MiB; import peak RSS {ours_rss / 2**20:.0f} MiB")
+    print(f"  (start-up alone {idle_rss / 2**20:.0f} MiB): {ours_rss / size:.2f}x the file")
 
 
 if __name__ == "__main__":

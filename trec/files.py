@@ -73,21 +73,70 @@ def read_run(path: str | Path) -> Run:
     return Run(*columns, str(path))
 
 
+@dataclass(frozen=True)
+class RankedRun:
+    """A run as ranked lists, in columns: entry i puts `documents[document[i]]` at `rank[i]` in the list
+    of `queries[query[i]]`. Entries are grouped by query, each list in rank order; ids distinct, sorted."""
+
+    queries: list[str]
+    documents: list[str]
+    query: np.ndarray  # int32 index into queries
+    document: np.ndarray  # int32 index into documents
+    rank: np.ndarray  # int32, from 1
+
+    @classmethod
+    def from_lists(cls, rankings: dict[str, list[str]]) -> "RankedRun":
+        queries = sorted(rankings)
+        documents = sorted({doc for docs in rankings.values() for doc in docs})
+        query_at = {query: index for index, query in enumerate(queries)}
+        document_at = {doc: index for index, doc in enumerate(documents)}
+        pairs = [(query_at[query], document_at[doc]) for query, docs in rankings.items() for doc in docs]
+        ranks = [rank for docs in rankings.values() for rank in range(1, len(docs) + 1)]
+        query, document = np.array(pairs, dtype=np.int32).reshape(-1, 2).T
+        return cls(queries, documents, query, document, np.array(ranks, dtype=np.int32))
+
+    def lists(self) -> dict[str, list[str]]:
+        """query id → document ids in rank order."""
+        rankings: dict[str, list[str]] = {}
+        for query, document in zip(self.query.tolist(), self.document.tolist(), strict=True):
+            rankings.setdefault(self.queries[query], []).append(self.documents[document])
+        return rankings
+
+
 def read_run_rankings(path: str | Path) -> dict[str, list[str]]:
     """A run as rankings: query id → document ids, by score descending, ties by document id descending."""
+    return read_run_ranked(path).lists()
+
+
+def read_run_ranked(path: str | Path) -> RankedRun:
+    """A run as ranked lists (by score descending, ties by document id descending), kept in columns: a
+    million lines stay a few arrays, not a million strings. Ids are decoded as UTF-8 (UnicodeDecodeError)."""
     run = read_run(path)
-    _, rows = np.unique(run.query, return_inverse=True)
+    queries, rows = np.unique(run.query, return_inverse=True)
+    documents, document = np.unique(run.document, return_inverse=True)
     # Sorted by query and document, a document listed twice for a query sits beside its twin.
-    by_document = np.lexsort((run.document, rows))
-    _refuse_duplicates(
-        run.query[by_document], run.document[by_document], run.line[by_document], run.path, "document"
-    )
+    pairs = rows.astype(np.int64) * documents.size + document
+    by_pair = np.argsort(pairs, kind="stable")  # twins in file order
+    twins = np.flatnonzero(pairs[by_pair][1:] == pairs[by_pair][:-1])
+    if twins.size:
+        twin = by_pair[twins[:1] + [0, 1]]
+        _refuse_duplicates(run.query[twin], run.document[twin], run.line[twin], run.path, "document")
+    del pairs, by_pair
     order = ranked_order(rows, run.score, run.document)
-    query, document = (run.query, run.document) if order is None else (run.query[order], run.document[order])
-    rankings: dict[str, list[str]] = {}
-    for query_id, document_id in zip(query.tolist(), document.tolist(), strict=True):
-        rankings.setdefault(query_id.decode(), []).append(document_id.decode())
-    return rankings
+    if order is not None:
+        rows, document = rows[order], document[order]
+    del run, order
+    # Each query's entries are one block: rank = position in the block.
+    starts = np.flatnonzero(np.diff(rows, prepend=-1))
+    rank = np.arange(1, rows.size + 1, dtype=np.int32)
+    rank -= np.repeat(starts, np.diff(np.append(starts, rows.size))).astype(np.int32)
+    return RankedRun(
+        [query.decode() for query in queries.tolist()],
+        [doc.decode() for doc in documents.tolist()],
+        rows.astype(np.int32),
+        document.astype(np.int32),
+        rank,
+    )
 
 
 def ranked_order(rows: np.ndarray, score: np.ndarray, document: np.ndarray) -> np.ndarray | None:

@@ -1,0 +1,90 @@
+"""Writing many rows at once: PostgreSQL's COPY, batched bulk_create elsewhere (SQLite).
+
+Callers run inside their own transaction: COPY is part of it, so a failed import leaves nothing behind.
+Rows are plain tuples, never model instances: a million Django objects cost a hundred times the COPY.
+"""
+
+from collections.abc import Callable, Iterable, Iterator
+from itertools import islice
+
+import numpy as np
+from django.db import connection
+
+BATCH_SIZE = 5000
+COPY_CHUNK_ROWS = 200_000
+Progress = Callable[[int], None]
+
+# PostgreSQL's binary COPY: a signature, flags and header-extension length, then per row a field count and
+# each field as length + big-endian bytes; -1 as the field count ends the data.
+_BINARY_HEADER = b"PGCOPY\n\xff\r\n\x00" + bytes(8)
+_BINARY_TRAILER = b"\xff\xff"
+_INTEGER_BYTES = {"smallint": 2, "integer": 4, "bigint": 8}
+
+
+def batched(rows: Iterable, size: int = BATCH_SIZE) -> Iterator[list]:
+    iterator = iter(rows)
+    while batch := list(islice(iterator, size)):
+        yield batch
+
+
+def bulk_create_batched(model, rows: Iterable, progress: Progress | None = None) -> None:
+    for batch in batched(rows):
+        model.objects.bulk_create(batch, batch_size=BATCH_SIZE)
+        if progress:
+            progress(len(batch))
+
+
+def _copy_statement(model, fields: list[str], binary: bool = False) -> str:
+    quote = connection.ops.quote_name
+    columns = ", ".join(quote(model._meta.get_field(name).column) for name in fields)
+    return f"COPY {quote(model._meta.db_table)} ({columns}) FROM STDIN" + (
+        " (FORMAT BINARY)" if binary else ""
+    )
+
+
+def rows_insert(model, fields: list[str], rows: Iterable[tuple]) -> None:
+    """Insert rows of values for `fields` (attribute names, e.g. `campaign_id`); the others get defaults."""
+    if connection.vendor != "postgresql":
+        bulk_create_batched(model, (model(**dict(zip(fields, row, strict=True))) for row in rows))
+        return
+    with connection.cursor() as cursor, cursor.cursor.copy(_copy_statement(model, fields)) as copy:
+        for row in rows:
+            copy.write_row(row)
+
+
+def integer_rows_insert(
+    model, columns: dict[str, np.ndarray], progress: Progress | None = None, chunk: int = COPY_CHUNK_ROWS
+) -> None:
+    """Insert rows given as integer columns (attribute name → array, all of one length). On PostgreSQL the
+    rows are packed into binary COPY by NumPy, with no Python object per row."""
+    fields = list(columns)
+    size = len(next(iter(columns.values())))
+    if connection.vendor != "postgresql":
+        for start in range(0, size, BATCH_SIZE):
+            values = zip(
+                *(column[start : start + BATCH_SIZE].tolist() for column in columns.values()), strict=True
+            )
+            model.objects.bulk_create([model(**dict(zip(fields, row, strict=True))) for row in values])
+            if progress:
+                progress(min(BATCH_SIZE, size - start))
+        return
+    widths = {name: _INTEGER_BYTES[model._meta.get_field(name).db_type(connection)] for name in fields}
+    row_type = np.dtype(
+        [("count", ">i2")]
+        + [item for name in fields for item in ((f"{name}_length", ">i4"), (name, f">i{widths[name]}"))]
+    )
+    with (
+        connection.cursor() as cursor,
+        cursor.cursor.copy(_copy_statement(model, fields, binary=True)) as copy,
+    ):
+        copy.write(_BINARY_HEADER)
+        for start in range(0, size, chunk):
+            rows = np.empty(min(chunk, size - start), dtype=row_type)
+            rows["count"] = len(fields)
+            for name, column in columns.items():
+                rows[f"{name}_length"] = widths[name]
+                rows[name] = column[start : start + chunk]
+            copy.write(rows.tobytes())
+            if progress:
+                progress(rows.size)
+        copy.write(_BINARY_TRAILER)
