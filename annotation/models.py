@@ -91,6 +91,14 @@ class Campaign(models.Model):
     primary_measure = models.CharField(
         max_length=32, default="nDCG@10", help_text="Decides when there are no side-by-side judgments."
     )
+    # No decision is shown before the data is sufficient (see metrics.compute.decision).
+    min_queries = models.PositiveIntegerField(
+        default=30, help_text="Queries with complete side-by-side judgments needed before a decision."
+    )
+    min_coverage = models.FloatField(
+        default=0.9,
+        help_text="Share of side-by-side and of relevance tasks complete at their overlap before a decision.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -102,6 +110,10 @@ class Campaign(models.Model):
             models.CheckConstraint(condition=Q(gsb_depth__gte=1), name="campaign_gsb_depth_positive"),
             models.CheckConstraint(
                 condition=Q(launch_alpha__gt=0) & Q(launch_alpha__lt=1), name="campaign_launch_alpha_in_0_1"
+            ),
+            models.CheckConstraint(condition=Q(min_queries__gte=1), name="campaign_min_queries_positive"),
+            models.CheckConstraint(
+                condition=Q(min_coverage__gte=0) & Q(min_coverage__lte=1), name="campaign_min_coverage_in_0_1"
             ),
         ]
 

@@ -45,11 +45,16 @@ class AggregationMethod(StrEnum):
 
 @dataclass(frozen=True)
 class AggregatedGrades:
-    """One grade per task, the method that produced it, and which tasks a reviewer's grade decided."""
+    """One grade per task, the method that produced it, and which tasks a reviewer's grade decided.
+
+    For Dawid–Skene, `converged` says whether its fit converged and `fell_back` whether it fell back to
+    majority (see `dawid_skene`); both None for the other methods."""
 
     grade: np.ndarray
     method: AggregationMethod
     adjudicated: np.ndarray
+    converged: bool | None = None
+    fell_back: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -59,7 +64,8 @@ class DawidSkeneFit:
     `grade`: each task's most probable grade (NaN without labels); `posterior`: [n_tasks × scale] the
     probability of each true grade (NaN rows without labels); `class_prior`: [scale] the share of each true
     grade; `confusion`: [n_annotators × true grade × given grade] the probability that an annotator gives
-    each grade when the true grade is each grade.
+    each grade when the true grade is each grade. `converged`: whether EM stopped by `tol` rather than
+    `max_iter`. `fell_back`: no task had two labels, so nothing could be learnt and the fit is majority's.
     """
 
     grade: np.ndarray
@@ -68,6 +74,7 @@ class DawidSkeneFit:
     confusion: np.ndarray
     n_iterations: int
     converged: bool
+    fell_back: bool = False
 
 
 def aggregate_grades(
@@ -102,6 +109,7 @@ def aggregate_grades(
     else:
         adjudicated_task = adjudicated_position = np.zeros(0, dtype=np.int64)
 
+    fit_state = {}
     if method is AggregationMethod.MEAN:
         aggregate = _mean_grades(judgments)
     elif method is AggregationMethod.MEDIAN:
@@ -111,14 +119,15 @@ def aggregate_grades(
     elif method is AggregationMethod.WEIGHTED:
         aggregate = _weighted_grades(judgments, _reliability(judgments, gold_labels, min_gold))
     else:
-        aggregate = _dawid_skene(
+        fit = _dawid_skene(
             judgments, max_iter=DAWID_SKENE_MAX_ITER, tol=DAWID_SKENE_TOL, smoothing=DAWID_SKENE_SMOOTHING
-        ).grade
+        )
+        aggregate, fit_state = fit.grade, {"converged": fit.converged, "fell_back": fit.fell_back}
 
     adjudicated = np.zeros(judgments.n_tasks, dtype=bool)
     adjudicated[adjudicated_task] = True
     aggregate[adjudicated_task] = judgments.scale[adjudicated_position]
-    return AggregatedGrades(grade=aggregate, method=method, adjudicated=adjudicated)
+    return AggregatedGrades(grade=aggregate, method=method, adjudicated=adjudicated, **fit_state)
 
 
 def mean_grades(
@@ -202,6 +211,11 @@ def dawid_skene(
     `smoothing` so that a confusion never seen keeps a small probability. E-step: P(true_i = k) ∝ prior_k ·
     prod_a confusion_a[k, grade_ai]. Stops when no posterior moves by more than `tol`, or after `max_iter`
     rounds. A task's grade is its most probable true grade (ties to the lower grade).
+
+    Confusions are learnt from tasks that several annotators graded. When no task has two labels there is
+    nothing to learn from (EM would only pull every label towards the commonest grade), so the fit falls
+    back to majority (each task's own label), with `fell_back` set, the vote shares as posterior, the
+    labels' shares as prior and identity confusions, and `converged` True (nothing to iterate).
     """
     judgments = as_judgments(task, annotator, grade, n_tasks=n_tasks, scale=scale)
     max_iter = check_count(max_iter, "max_iter")
@@ -328,6 +342,13 @@ def _dawid_skene(judgments: Judgments, *, max_iter: int, tol: float, smoothing: 
     graded_by_annotator = graded.T.tocsr()
     counts = position_counts(compact_task, judgments.position, n_tasks=graded.shape[0], n_values=n_values)
     posterior = counts / counts.sum(axis=1, keepdims=True)
+    if judgments.task.size and counts.sum(axis=1).max() < 2:
+        class_prior = counts.sum(axis=0) / counts.sum()
+        confusion = np.broadcast_to(np.eye(n_values), (n_annotators, n_values, n_values)).copy()
+        full_posterior = np.full((n_tasks, n_values), np.nan)
+        full_posterior[labelled] = posterior
+        grade = _majority_grades(judgments)
+        return DawidSkeneFit(grade, full_posterior, class_prior, confusion, 0, True, fell_back=True)
 
     converged = False
     class_prior = np.full(n_values, 1.0 / n_values)

@@ -1,16 +1,23 @@
 """The launch decision for an experimental ranker, from GSB and per-query measure deltas.
 
-With side-by-side judgments, `decide` launches when GSB reaches the rule's threshold and its interval is above
-0, and does not launch when GSB is at or below 0. Without them it falls back to the rule's primary measure
-(e.g. nDCG@10): launch on a significant improvement, no launch without an improvement. In both cases a
-guarded measure that got significantly worse vetoes the launch. Anything else is inconclusive, with a rough
-estimate of how many more queries would likely settle it. Every decision carries plain-English reasons.
+Before any rule, the data must be sufficient: until `min_queries` queries have complete side-by-side
+judgments and both the side-by-side and the relevance tasks are complete at their overlap to at least
+`min_coverage`, the outcome is `collecting` and only progress is reported (with the provisional decision
+the rule would give so far, for managers who want to peek). Then, with side-by-side judgments, `decide`
+launches when GSB reaches the rule's threshold and its interval is above 0, and does not launch when GSB is
+at or below 0 ("significantly worse" when the whole interval is below 0, else "no improvement shown").
+Without them it falls back to the rule's primary measure (e.g. nDCG@10): launch on a significant
+improvement, no launch without an improvement. In both cases a guarded measure that got significantly worse
+vetoes the launch. Anything else is inconclusive, with a rough estimate of how many more queries would
+likely settle it. Every decision carries a headline and plain-English reasons.
 """
 
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
+
+import numpy as np
 
 from metrics.compute.gsb import GSBSummary
 from metrics.compute.resampling import check_probability
@@ -21,21 +28,108 @@ class Outcome(StrEnum):
     LAUNCH = "launch"
     NO_LAUNCH = "no_launch"
     INCONCLUSIVE = "inconclusive"
+    COLLECTING = "collecting"
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """How much of the campaign's work is done: `queries` in the campaign, `complete_queries` with every
+    side-by-side task complete at its overlap (with no side-by-side tasks: every relevance task), tasks of
+    each kind complete at their overlap out of all, and labels still outstanding."""
+
+    queries: int
+    complete_queries: int
+    side_by_side_complete: int
+    side_by_side_tasks: int
+    relevance_complete: int
+    relevance_tasks: int
+    labels_outstanding: int
+
+    @property
+    def side_by_side_share(self) -> float:
+        return _share(self.side_by_side_complete, self.side_by_side_tasks)
+
+    @property
+    def relevance_share(self) -> float:
+        return _share(self.relevance_complete, self.relevance_tasks)
+
+
+def work_coverage(
+    *,
+    n_queries: int,
+    relevance_query: np.ndarray,
+    relevance_labels: np.ndarray,
+    relevance_settled: np.ndarray,
+    overlap: int,
+    side_by_side_query: np.ndarray,
+    side_by_side_labels: np.ndarray,
+    side_by_side_settled: np.ndarray,
+    side_by_side_overlap: int,
+) -> Coverage:
+    """The campaign's `Coverage` from its tasks: per task its query (index 0..n_queries-1), its number of
+    labels and whether it is settled without them (adjudicated, or identical lists recorded as Same). A task
+    is complete with `overlap` labels (side by side: `side_by_side_overlap`) or settled; an incomplete task
+    has overlap - labels outstanding. A query is complete when it has side-by-side tasks and all are
+    complete (in a campaign without side-by-side tasks: relevance tasks)."""
+    kinds = (
+        (relevance_labels, relevance_settled, overlap),
+        (side_by_side_labels, side_by_side_settled, side_by_side_overlap),
+    )
+    complete, outstanding = [], 0
+    for labels, settled, needed in kinds:
+        done = (np.asarray(labels) >= needed) | np.asarray(settled, dtype=bool)
+        complete.append(done)
+        outstanding += int(np.maximum(needed - np.asarray(labels), 0)[~done].sum())
+    query, done = (
+        (side_by_side_query, complete[1]) if len(side_by_side_query) else (relevance_query, complete[0])
+    )
+    query = np.asarray(query, dtype=np.int64)
+    tasks_of_query = np.bincount(query, minlength=n_queries)
+    done_of_query = np.bincount(query[done], minlength=n_queries)
+    return Coverage(
+        queries=n_queries,
+        complete_queries=int(((tasks_of_query > 0) & (done_of_query == tasks_of_query)).sum()),
+        side_by_side_complete=int(complete[1].sum()),
+        side_by_side_tasks=len(side_by_side_query),
+        relevance_complete=int(complete[0].sum()),
+        relevance_tasks=len(relevance_query),
+        labels_outstanding=outstanding,
+    )
+
+
+def _share(complete: int, total: int) -> float:
+    # A kind without tasks has nothing outstanding.
+    return complete / total if total else 1.0
 
 
 @dataclass(frozen=True)
 class LaunchRule:
     """When to launch: GSB at least `min_gsb` (in [0, 1]) with its interval above 0, or, without side-by-side
     judgments, a significant (p < `alpha`) improvement of `primary_measure`; never when one of the
-    `guarded_measures` got significantly worse."""
+    `guarded_measures` got significantly worse. No decision before `min_queries` queries have complete
+    side-by-side judgments and `min_coverage` (in [0, 1]) of each task kind is complete."""
 
     min_gsb: float = 0.05
     alpha: float = 0.05
     primary_measure: str = "nDCG@10"
     guarded_measures: tuple[str, ...] = ()
+    min_queries: int = 30
+    min_coverage: float = 0.9
 
     def __post_init__(self):
         check_probability(self.alpha, "alpha")
+        if (
+            isinstance(self.min_queries, bool)
+            or not isinstance(self.min_queries, int)
+            or self.min_queries < 1
+        ):
+            raise ValueError(f"min_queries must be a positive integer, got {self.min_queries!r}")
+        if (
+            isinstance(self.min_coverage, bool)
+            or not isinstance(self.min_coverage, int | float)
+            or not 0 <= self.min_coverage <= 1
+        ):
+            raise ValueError(f"min_coverage must be between 0 and 1, got {self.min_coverage!r}")
         if (
             isinstance(self.min_gsb, bool)
             or not isinstance(self.min_gsb, int | float)
@@ -52,23 +146,82 @@ class LaunchRule:
 
 @dataclass(frozen=True)
 class Decision:
-    """The outcome, the sentences explaining it, and for an inconclusive outcome the estimated number of
-    additional queries that would likely settle it (None when there is no such estimate)."""
+    """The outcome, its `headline` (e.g. "No launch: significantly worse"), the sentences explaining it, and
+    for an inconclusive outcome the estimated number of additional queries that would likely settle it
+    (None when there is no such estimate). A `collecting` decision carries the `provisional` decision the
+    rule gives on the data so far."""
 
     outcome: Outcome
     reasons: tuple[str, ...]
     more_queries: int | None
+    headline: str = ""
+    provisional: "Decision | None" = None
 
 
-def decide(rule: LaunchRule, *, gsb: GSBSummary | None, deltas: Mapping[str, PairedComparison]) -> Decision:
+def decide(
+    rule: LaunchRule,
+    *,
+    gsb: GSBSummary | None,
+    deltas: Mapping[str, PairedComparison],
+    coverage: Coverage | None = None,
+) -> Decision:
     """Applies the rule to the experiment's GSB (None or no judgments: no side-by-side evaluation) and its
-    per-measure comparisons, keyed by measure name (e.g. "nDCG@10")."""
+    per-measure comparisons, keyed by measure name (e.g. "nDCG@10"). With `coverage`, a campaign short of
+    the rule's thresholds gets `collecting`, with the rule's decision so far as `provisional`."""
     if not isinstance(rule, LaunchRule):
         raise ValueError(f"rule must be a LaunchRule, got {type(rule).__name__}")
+    decision = _apply_rule(rule, gsb=gsb, deltas=deltas)
+    shortfalls = [] if coverage is None else _shortfalls(rule, coverage)
+    if not shortfalls:
+        return decision
+    return Decision(
+        Outcome.COLLECTING,
+        tuple(shortfalls),
+        None,
+        headline="Collecting: not enough data yet",
+        provisional=decision,
+    )
+
+
+def _shortfalls(rule: LaunchRule, coverage: Coverage) -> list[str]:
+    """One sentence per threshold not yet reached, with the progress towards it."""
+    shortfalls = []
+    if coverage.complete_queries < rule.min_queries:
+        shortfall = (
+            f"{coverage.complete_queries} of the {rule.min_queries} queries needed have complete "
+            "side-by-side judgments"
+        )
+        if coverage.queries < rule.min_queries:
+            shortfall += (
+                f"; the campaign has only {coverage.queries} queries, so add queries or lower min_queries"
+            )
+        shortfalls.append(shortfall + ".")
+    for kind, complete, total, share in (
+        (
+            "side-by-side",
+            coverage.side_by_side_complete,
+            coverage.side_by_side_tasks,
+            coverage.side_by_side_share,
+        ),
+        ("relevance", coverage.relevance_complete, coverage.relevance_tasks, coverage.relevance_share),
+    ):
+        if share < rule.min_coverage:
+            shortfalls.append(
+                f"{complete} of {total} {kind} tasks are complete ({share:.0%}; "
+                f"{rule.min_coverage:.0%} needed)."
+            )
+    if shortfalls and coverage.labels_outstanding:
+        shortfalls.append(f"{coverage.labels_outstanding} labels are outstanding.")
+    return shortfalls
+
+
+def _apply_rule(
+    rule: LaunchRule, *, gsb: GSBSummary | None, deltas: Mapping[str, PairedComparison]
+) -> Decision:
     if gsb is not None and gsb.n_judgments > 0:
-        outcome, reasons, more_queries = _decide_on_gsb(rule, gsb)
+        outcome, reasons, more_queries, headline = _decide_on_gsb(rule, gsb)
     else:
-        outcome, reasons, more_queries = _decide_on_primary(rule, deltas.get(rule.primary_measure))
+        outcome, reasons, more_queries, headline = _decide_on_primary(rule, deltas.get(rule.primary_measure))
 
     worse = [
         f"{name} got significantly worse: {_signed(deltas[name].mean_delta)} ({_p(deltas[name].p_value)})."
@@ -78,55 +231,80 @@ def decide(rule: LaunchRule, *, gsb: GSBSummary | None, deltas: Mapping[str, Pai
     unchecked = [name for name in rule.guarded_measures if name not in deltas]
     notes = [f"{name} has no comparison, so it was not checked." for name in unchecked]
     if worse:
-        return Decision(Outcome.NO_LAUNCH, (*worse, *reasons, *notes), None)
+        return Decision(Outcome.NO_LAUNCH, (*worse, *reasons, *notes), None, headline=_WORSE)
     checked = [name for name in rule.guarded_measures if name in deltas]
     if outcome is Outcome.LAUNCH and checked:
         notes.insert(0, f"No guarded measure ({', '.join(checked)}) got significantly worse.")
-    return Decision(outcome, (*reasons, *notes), more_queries)
+    return Decision(outcome, (*reasons, *notes), more_queries, headline=headline)
 
 
-def _decide_on_gsb(rule: LaunchRule, gsb: GSBSummary) -> tuple[Outcome, list[str], int | None]:
+_WORSE = "No launch: significantly worse"
+_NO_IMPROVEMENT = "No launch: no improvement shown"
+
+
+def _decide_on_gsb(rule: LaunchRule, gsb: GSBSummary) -> tuple[Outcome, list[str], int | None, str]:
     described = (
         f"GSB is {_number(gsb.score)} ({gsb.confidence * 100:g}% CI {_number(gsb.ci_low)} to "
         f"{_number(gsb.ci_high)}, {gsb.n_queries} queries)"
     )
     threshold = f"the launch threshold {_number(rule.min_gsb)}"
-    if gsb.score <= 0:
-        return Outcome.NO_LAUNCH, [f"{described}, at or below 0."], None
+    if gsb.score <= 0 and gsb.ci_high < 0:
+        return Outcome.NO_LAUNCH, [f"{described}, below 0 with the whole interval below 0."], None, _WORSE
+    if gsb.score < 0:
+        reasons = [f"{described}, below 0, but the interval reaches 0: not significantly worse."]
+        return Outcome.NO_LAUNCH, reasons, None, _NO_IMPROVEMENT
+    if gsb.score == 0:
+        return Outcome.NO_LAUNCH, [f"{described}, at 0."], None, _NO_IMPROVEMENT
     if gsb.score < rule.min_gsb:
-        return Outcome.INCONCLUSIVE, [f"{described}, above 0 but below {threshold}."], None
+        reasons = [f"{described}, above 0 but below {threshold}."]
+        # Significantly above 0 already: what is in doubt is whether it is really below the threshold.
+        effect = rule.min_gsb - gsb.score if gsb.ci_low > 0 else gsb.score
+        more_queries = _at_least_one(
+            additional_queries(effect, gsb.std_error, gsb.n_queries, alpha=1 - gsb.confidence)
+        )
+        return (
+            Outcome.INCONCLUSIVE,
+            reasons + _more_queries_reasons(more_queries),
+            more_queries,
+            "Inconclusive",
+        )
     if gsb.ci_low > 0:
-        return Outcome.LAUNCH, [f"{described}, at least {threshold}, with the interval above 0."], None
+        reasons = [f"{described}, at least {threshold}, with the interval above 0."]
+        return Outcome.LAUNCH, reasons, None, "Launch"
     more_queries = _at_least_one(
         additional_queries(gsb.score, gsb.std_error, gsb.n_queries, alpha=1 - gsb.confidence)
     )
     reasons = [f"{described}, at least {threshold}, but the interval reaches 0."]
-    return Outcome.INCONCLUSIVE, reasons + _more_queries_reasons(more_queries), more_queries
+    return Outcome.INCONCLUSIVE, reasons + _more_queries_reasons(more_queries), more_queries, "Inconclusive"
 
 
 def _decide_on_primary(
     rule: LaunchRule, primary: PairedComparison | None
-) -> tuple[Outcome, list[str], int | None]:
+) -> tuple[Outcome, list[str], int | None, str]:
     measure = rule.primary_measure
     if primary is None:
         return (
             Outcome.INCONCLUSIVE,
             [f"There are no side-by-side judgments and no {measure} comparison."],
             None,
+            "Inconclusive",
         )
     reasons = [
         f"There are no side-by-side judgments, so the decision rests on {measure} ({primary.n} queries)."
     ]
     change = f"{_signed(primary.mean_delta)} ({_p(primary.p_value)})"
+    if primary.mean_delta < 0 and primary.p_value < rule.alpha:
+        return Outcome.NO_LAUNCH, [*reasons, f"{measure} got significantly worse: {change}."], None, _WORSE
     if primary.mean_delta <= 0:
-        return Outcome.NO_LAUNCH, [*reasons, f"{measure} did not improve: {change}."], None
+        reasons.append(f"{measure} did not improve: {change}.")
+        return Outcome.NO_LAUNCH, reasons, None, _NO_IMPROVEMENT
     if primary.p_value < rule.alpha:
-        return Outcome.LAUNCH, [*reasons, f"{measure} improved significantly: {change}."], None
+        return Outcome.LAUNCH, [*reasons, f"{measure} improved significantly: {change}."], None, "Launch"
     reasons.append(f"{measure} improved by {change}, not significantly at alpha {rule.alpha:g}.")
     more_queries = _at_least_one(
         additional_queries(primary.mean_delta, primary.std_error, primary.n, alpha=rule.alpha)
     )
-    return Outcome.INCONCLUSIVE, reasons + _more_queries_reasons(more_queries), more_queries
+    return Outcome.INCONCLUSIVE, reasons + _more_queries_reasons(more_queries), more_queries, "Inconclusive"
 
 
 def _more_queries_reasons(more_queries: int | None) -> list[str]:

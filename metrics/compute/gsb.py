@@ -13,7 +13,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import stats
 
 from metrics.compute.aggregation import majority_verdict
 from metrics.compute.labels import (
@@ -27,6 +26,7 @@ from metrics.compute.labels import (
     position_counts,
 )
 from metrics.compute.resampling import Resampling, bootstrap_sums, item_kinds
+from metrics.compute.significance import exact_sign_flip_p_value
 
 _BAD, _SAME, _GOOD = range(3)  # columns of the per-query counts, in VERDICT_SCALE order
 
@@ -38,10 +38,12 @@ class GSBSummary:
     Counts are over all judgments; `n_queries` counts the queries with at least one judgment. `score` is NaN
     without judgments. `ci_low`/`ci_high`: percentile cluster bootstrap over judged queries (a query's
     judgments are resampled together) at `confidence`; `std_error` is the standard deviation of the bootstrap
-    scores. `p_value`: two-sided exact sign test of good against bad judgments (same left out; 1.0 without
-    decisive judgments). `majority_*`: each judged query's most common verdict (ties give same), and the GSB
-    of those per-query verdicts. `changed_*` / `identical_queries`: judged queries whose two lists differ /
-    are identical, the share of judged queries that changed (NaN without judgments), and the GSB over
+    scores. `p_value`: two-sided exact query-level randomization test: under the null each query's
+    good - bad is as likely negated, so a query's judges (who are correlated) count as one unit, as in the
+    bootstrap; with one judgment per query it is the sign test of good against bad (1.0 when good = bad).
+    `majority_*`: each judged query's most common verdict (ties give same), and the GSB of those per-query
+    verdicts. `changed_*` / `identical_queries`: judged queries whose two lists differ / are identical, the
+    share of judged queries that changed (NaN without judgments), and the GSB over
     judgments of changed queries only. `weighted_score` (only with strengths): the mean over judgments of
     verdict × strength / 2 (same counts 0, a missing strength 1), in [-1, 1].
     """
@@ -119,7 +121,7 @@ def gsb_summary(
         score=float(_score(counts.sum(axis=0))),
         ci_low=ci_low,
         ci_high=ci_high,
-        p_value=float(stats.binomtest(good, good + bad, 0.5).pvalue) if good + bad else 1.0,
+        p_value=exact_sign_flip_p_value(counts[judged, _GOOD] - counts[judged, _BAD]),
         majority_good=majority_good,
         majority_same=majority_same,
         majority_bad=majority_bad,

@@ -108,25 +108,30 @@ class RankingSettings:
     ideal: Ideal = Ideal.JUDGED
     negative: Negative = Negative.ZERO
 
+    def __post_init__(self):
+        # Plain strings ("exponential") become their enum, so `is` comparisons hold; others are refused.
+        for name, kind in _SETTING_KINDS.items():
+            value = getattr(self, name)
+            try:
+                object.__setattr__(self, name, kind(value))
+            except ValueError:
+                choices = ", ".join(repr(choice.value) for choice in kind)
+                raise ValueError(f"{name} must be one of {choices}, got {value!r}") from None
+        value = self.rel_threshold
+        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+            raise ValueError(f"rel_threshold must be a finite number, got {value!r}")
+        object.__setattr__(self, "rel_threshold", float(value))
+
     @classmethod
     def checked(cls, **values) -> "RankingSettings":
         """Settings from user input, each value validated and named when wrong."""
-        kinds = {"gain": Gain, "discount": Discount, "ideal": Ideal, "negative": Negative}
-        checked = {}
-        for name, value in values.items():
-            if name in kinds:
-                try:
-                    checked[name] = kinds[name](value)
-                except ValueError:
-                    choices = ", ".join(repr(choice.value) for choice in kinds[name])
-                    raise ValueError(f"{name} must be one of {choices}, got {value!r}") from None
-            elif name == "rel_threshold":
-                if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-                    raise ValueError(f"rel_threshold must be a finite number, got {value!r}")
-                checked[name] = float(value)
-            else:
-                raise ValueError(f"unknown setting {name!r}")
-        return cls(**checked)
+        unknown = sorted(set(values) - {*_SETTING_KINDS, "rel_threshold"})
+        if unknown:
+            raise ValueError(f"unknown setting {unknown[0]!r}")
+        return cls(**values)
+
+
+_SETTING_KINDS = {"gain": Gain, "discount": Discount, "ideal": Ideal, "negative": Negative}
 
 
 def evaluate_ranked(

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import stats
+from scipy import signal, stats
 
 from metrics.compute.labels import as_float, check_same_length
 from metrics.compute.resampling import (
@@ -187,6 +187,39 @@ def _sign_flip_counts(
         flipped_mean = sign_flip_sums(weighted_delta[:, doubtful], n_flips, rng) / total_weight
         counts[doubtful] = (np.abs(flipped_mean) >= threshold[doubtful]).sum(axis=0)
     return counts
+
+
+def exact_sign_flip_p_value(values: ArrayLike) -> float:
+    """Two-sided exact paired randomization (sign-flip) p-value of the sum of integer per-unit values.
+
+    Under the null each unit's value is as likely to be negative as positive, so p = P(|sum_i e_i |v_i||
+    >= |sum_i v_i|) over all 2^n equally likely sign vectors e. With one unit per query this is the
+    query-level test of a sum: values of size 1 give the exact sign test. The distribution is exact: units
+    of the same size m (n_m of them) add m * (2 Binomial(n_m, 1/2) - n_m), and these are convolved. 1.0
+    when the sum is 0 (or no values). Raises ValueError on non-integer values.
+    """
+    values = np.asarray(values)
+    if values.ndim != 1 or (values.size and not np.issubdtype(values.dtype, np.integer)):
+        raise ValueError(f"values must be one-dimensional integers, got dtype {values.dtype}")
+    observed = abs(int(values.sum()))
+    if observed == 0:
+        return 1.0
+    sizes, n_of_size = np.unique(np.abs(values[values != 0]), return_counts=True)
+    distribution = np.ones(1)  # P(sum = s) at index s + (the largest possible sum so far)
+    for size, n in zip(sizes.tolist(), n_of_size.tolist(), strict=True):
+        step = np.zeros(2 * size * n + 1)
+        step[:: 2 * size] = stats.binom.pmf(np.arange(n + 1), n, 0.5)
+        distribution = _convolve(distribution, step)
+    largest = (distribution.size - 1) // 2
+    extreme = np.abs(np.arange(-largest, largest + 1)) >= observed
+    return float(min(1.0, distribution[extreme].sum()))
+
+
+def _convolve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    # FFT only when direct convolution would be slow; its rounding (~1e-16) is clipped off.
+    if min(a.size, b.size) < 500:
+        return np.convolve(a, b)
+    return np.clip(signal.fftconvolve(a, b), 0, None)
 
 
 def queries_to_significance(deltas: ArrayLike, *, alpha: float = 0.05, power: float = 0.8) -> int | None:

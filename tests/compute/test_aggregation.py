@@ -226,6 +226,31 @@ def test_dawid_skene_keeps_a_unanimous_grade():
     np.testing.assert_array_equal(dawid_skene(task, annotator, grade, n_tasks=2, scale=SCALE).grade, [2, 0])
 
 
+def test_dawid_skene_with_one_label_per_task_keeps_the_labels():
+    # Overlap 1: nothing to learn confusions from. EM used to pull grades to the commonest (0,1,0,0,0,1) and
+    # never converge.
+    task, annotator, grade = np.arange(6), np.zeros(6, dtype=int), np.array([0, 1, 2, 3, 0, 1])
+    fit = dawid_skene(task, annotator, grade, n_tasks=7, scale=SCALE)
+    np.testing.assert_array_equal(fit.grade[:6], grade)
+    assert np.isnan(fit.grade[6])
+    assert (fit.converged, fit.fell_back, fit.n_iterations) == (True, True, 0)
+    np.testing.assert_allclose(fit.class_prior, [2 / 6, 2 / 6, 1 / 6, 1 / 6])
+    result = aggregate_grades(task, annotator, grade, n_tasks=6, scale=SCALE, method="dawid_skene")
+    np.testing.assert_array_equal(result.grade, grade)
+    assert (result.converged, result.fell_back) == (True, True)
+    assert aggregate_grades(task, annotator, grade, n_tasks=6, scale=SCALE).converged is None
+
+
+def test_dawid_skene_reports_a_fit_stopped_by_max_iter():
+    rng = np.random.default_rng(3)
+    task = np.repeat(np.arange(50), 3)
+    annotator = np.tile(np.arange(3), 50)
+    grade = rng.choice(SCALE, task.size)
+    assert not dawid_skene(task, annotator, grade, n_tasks=50, scale=SCALE, max_iter=1).converged
+    fit = dawid_skene(task, annotator, grade, n_tasks=50, scale=SCALE)
+    assert fit.converged and not fit.fell_back
+
+
 def test_empty_labels_give_nan_everywhere():
     empty = np.array([], dtype=np.int64)
     for method in AggregationMethod:

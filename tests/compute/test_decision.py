@@ -3,7 +3,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from metrics.compute.decision import Decision, LaunchRule, Outcome, decide
+from metrics.compute.decision import Coverage, Decision, LaunchRule, Outcome, decide
 from metrics.compute.gsb import gsb_summary
 from metrics.compute.significance import PairedComparison, additional_queries
 
@@ -37,7 +37,11 @@ def test_good_same_bad_bad_on_four_queries_is_no_launch():
     summary = gsb_summary([0, 1, 2, 3], [1, 0, -1, -1], n_queries=4)
     decision = decide(RULE, gsb=summary, deltas={})
     assert decision.outcome is Outcome.NO_LAUNCH
-    assert decision.reasons == ("GSB is −0.250 (95% CI −1.000 to 0.500, 4 queries), at or below 0.",)
+    assert decision.reasons == (
+        "GSB is −0.250 (95% CI −1.000 to 0.500, 4 queries), below 0, but the interval reaches 0: "
+        "not significantly worse.",
+    )
+    assert decision.headline == "No launch: no improvement shown"
     assert decision.more_queries is None
 
 
@@ -56,10 +60,11 @@ def test_gsb_of_zero_is_no_launch():
 def test_gsb_above_zero_but_below_the_threshold_is_inconclusive():
     decision = decide(RULE, gsb=gsb(score=0.03, ci_low=0.01, ci_high=0.05), deltas={})
     assert decision.outcome is Outcome.INCONCLUSIVE
-    assert decision.reasons == (
-        "GSB is 0.030 (95% CI 0.010 to 0.050, 40 queries), above 0 but below the launch threshold 0.050.",
+    assert decision.reasons[0] == (
+        "GSB is 0.030 (95% CI 0.010 to 0.050, 40 queries), above 0 but below the launch threshold 0.050."
     )
-    assert decision.more_queries is None
+    # Significantly above 0, so the estimate is for telling it from the threshold (0.05 - 0.03).
+    assert decision.more_queries == additional_queries(0.02, CLEAR_WIN.std_error, 40) > 0
 
 
 def test_gsb_over_the_threshold_with_an_interval_reaching_zero_asks_for_more_queries():
@@ -112,6 +117,7 @@ def test_without_judgments_a_significant_primary_improvement_launches(no_judgmen
             "nDCG@10 improved significantly: +0.031 (p < 0.001).",
         ),
         None,
+        headline="Launch",
     )
 
 
@@ -144,7 +150,10 @@ def test_without_judgments_a_guarded_veto_still_applies():
 def test_nothing_to_decide_on_is_inconclusive():
     decision = decide(RULE, gsb=None, deltas={"nDCG@5": comparison(0.05, 0.001)})
     assert decision == Decision(
-        Outcome.INCONCLUSIVE, ("There are no side-by-side judgments and no nDCG@10 comparison.",), None
+        Outcome.INCONCLUSIVE,
+        ("There are no side-by-side judgments and no nDCG@10 comparison.",),
+        None,
+        headline="Inconclusive",
     )
 
 
@@ -161,8 +170,101 @@ def test_every_outcome_has_a_reason(score, ci_low, primary):
         assert decision.more_queries is None or decision.outcome is Outcome.INCONCLUSIVE
 
 
+def complete(queries: int = 40, **fields) -> Coverage:
+    values = {
+        "queries": queries,
+        "complete_queries": queries,
+        "side_by_side_complete": queries,
+        "side_by_side_tasks": queries,
+        "relevance_complete": 10 * queries,
+        "relevance_tasks": 10 * queries,
+        "labels_outstanding": 0,
+    }
+    return Coverage(**{**values, **fields})
+
+
+def test_a_campaign_without_labels_is_collecting():
+    # Once "Do not launch": GSB 0 over one auto-Same query, with nothing graded.
+    summary = gsb_summary([0], [0], n_queries=40)
+    coverage = complete(
+        complete_queries=1, side_by_side_complete=1, relevance_complete=0, labels_outstanding=1200
+    )
+    decision = decide(RULE, gsb=summary, deltas={}, coverage=coverage)
+    assert decision.outcome is Outcome.COLLECTING
+    assert decision.headline == "Collecting: not enough data yet"
+    assert decision.reasons == (
+        "1 of the 30 queries needed have complete side-by-side judgments.",
+        "1 of 40 side-by-side tasks are complete (2%; 90% needed).",
+        "0 of 400 relevance tasks are complete (0%; 90% needed).",
+        "1200 labels are outstanding.",
+    )
+    assert decision.provisional.outcome is Outcome.NO_LAUNCH
+    assert decision.more_queries is None
+
+
+def test_a_pilot_without_side_by_side_work_is_collecting():
+    # The pilot once said "Do not launch" with 0 of 4 side-by-side tasks complete, after one annotator.
+    coverage = Coverage(4, 0, 0, 4, 40, 40, 8)
+    decision = decide(RULE, gsb=gsb_summary([], [], n_queries=4), deltas={}, coverage=coverage)
+    assert decision.outcome is Outcome.COLLECTING
+    assert decision.reasons[0] == (
+        "0 of the 30 queries needed have complete side-by-side judgments; the campaign has only 4 queries, "
+        "so add queries or lower min_queries."
+    )
+    assert decision.reasons[1] == "0 of 4 side-by-side tasks are complete (0%; 90% needed)."
+    assert (
+        decide(
+            LaunchRule(min_queries=4), gsb=None, deltas={}, coverage=Coverage(4, 4, 4, 4, 40, 40, 0)
+        ).outcome
+        is Outcome.INCONCLUSIVE
+    )
+
+
+def test_a_partly_judged_win_is_collecting_until_the_thresholds_are_met():
+    # The demo once said "Launch" with 17 of 28 side-by-side tasks complete and 20 labels outstanding.
+    partial = complete(
+        28, complete_queries=17, side_by_side_complete=17, relevance_complete=260, labels_outstanding=20
+    )
+    decision = decide(RULE, gsb=CLEAR_WIN, deltas={}, coverage=partial)
+    assert decision.outcome is Outcome.COLLECTING
+    assert decision.provisional.outcome is Outcome.LAUNCH
+    assert decide(RULE, gsb=CLEAR_WIN, deltas={}, coverage=complete()).outcome is Outcome.LAUNCH
+    # Exactly at the thresholds is enough.
+    at = complete(
+        30, side_by_side_complete=27, side_by_side_tasks=30, relevance_complete=270, relevance_tasks=300
+    )
+    assert decide(RULE, gsb=CLEAR_WIN, deltas={}, coverage=at).outcome is Outcome.LAUNCH
+
+
+def test_the_seed_rule_holds_with_the_thresholds_met():
+    summary = gsb_summary([0, 1, 2, 3], [1, 0, -1, -1], n_queries=4)
+    rule = LaunchRule(min_queries=4)
+    decision = decide(rule, gsb=summary, deltas={}, coverage=complete(4))
+    assert decision.outcome is Outcome.NO_LAUNCH
+
+
+def test_a_gsb_whose_whole_interval_is_below_zero_is_significantly_worse():
+    decision = decide(RULE, gsb=gsb(score=-0.3, ci_low=-0.5, ci_high=-0.1), deltas={})
+    assert decision.outcome is Outcome.NO_LAUNCH
+    assert decision.headline == "No launch: significantly worse"
+    assert decision.reasons[0].endswith("below 0 with the whole interval below 0.")
+    assert (
+        decide(RULE, gsb=gsb(score=0.0, ci_low=-0.1), deltas={}).headline == "No launch: no improvement shown"
+    )
+    primary = decide(RULE, gsb=None, deltas={"nDCG@10": comparison(-0.02, 0.001)})
+    assert (primary.outcome, primary.headline) == (Outcome.NO_LAUNCH, "No launch: significantly worse")
+
+
+def test_a_small_gsb_whose_interval_reaches_zero_gets_a_more_queries_estimate():
+    summary = gsb(score=0.03, ci_low=-0.05, ci_high=0.11, std_error=0.04, n_queries=40)
+    decision = decide(RULE, gsb=summary, deltas={})
+    assert decision.outcome is Outcome.INCONCLUSIVE
+    assert decision.more_queries == additional_queries(0.03, 0.04, 40) > 0
+    assert decision.reasons[-1].startswith(f"About {decision.more_queries} more judged queries")
+
+
 def test_outcome_values():
-    assert [outcome.value for outcome in Outcome] == ["launch", "no_launch", "inconclusive"]
+    assert [outcome.value for outcome in Outcome] == ["launch", "no_launch", "inconclusive", "collecting"]
 
 
 @pytest.mark.parametrize(
@@ -174,6 +276,10 @@ def test_outcome_values():
         ({"min_gsb": True}, "min_gsb"),
         ({"primary_measure": ""}, "primary_measure"),
         ({"guarded_measures": ["nDCG@5"]}, "guarded_measures"),
+        ({"min_queries": 0}, "min_queries"),
+        ({"min_queries": 2.5}, "min_queries"),
+        ({"min_coverage": 1.1}, "min_coverage"),
+        ({"min_coverage": True}, "min_coverage"),
     ],
 )
 def test_launch_rule_rejects_bad_settings(fields, message):

@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from metrics.compute.gsb import gsb_by_segment, gsb_summary
+from metrics.compute.significance import exact_sign_flip_p_value
 
 NAN = float("nan")
 
@@ -45,6 +46,49 @@ def test_sign_test_matches_scipy_and_leaves_same_out():
     # 2 * P(X >= 14), X ~ Binomial(17, 1/2): 2 * (680 + 136 + 17 + 1) / 2^17.
     assert result.p_value == pytest.approx(2 * 834 / 2**17, rel=1e-12)
     assert result.score == pytest.approx(11 / 30)
+
+
+def test_p_value_counts_queries_not_judgments():
+    # 24 queries with 3 unanimous judges: 15 all Good, 9 all Bad. The judgments' sign test (45 against 27)
+    # gave p 0.044 while the query-level interval reaches below 0; by query it is 15 against 9.
+    query = np.repeat(np.arange(24), 3)
+    verdict = np.repeat(np.r_[np.ones(15), -np.ones(9)].astype(int), 3)
+    result = gsb_summary(query, verdict, n_queries=24)
+    assert result.score == 0.25
+    assert (result.ci_low, result.ci_high) == pytest.approx((-1 / 6, 7 / 12))
+    assert result.p_value == pytest.approx(stats.binomtest(15, 24, 0.5).pvalue, rel=1e-12)
+    assert result.p_value == pytest.approx(0.3075, abs=1e-4)
+
+
+def test_query_level_p_value_enumerates_every_sign_flip():
+    # Net good - bad per query 3, -1, 2, 2, 1 (sum 7): 6 of the 32 sign vectors reach |sum| >= 7.
+    rows = [(0, 1), (0, 1), (0, 1), (1, -1), (2, 1), (2, 1), (2, 0), (3, 1), (3, 1), (4, 1), (4, 1), (4, -1)]
+    result = gsb_summary(*judgments(*rows), n_queries=6)
+    assert result.p_value == pytest.approx(6 / 32, rel=1e-12)
+    assert exact_sign_flip_p_value(np.array([3, -1, 2, 2, 1])) == pytest.approx(6 / 32, rel=1e-12)
+    assert exact_sign_flip_p_value(np.array([], dtype=int)) == 1.0
+    with pytest.raises(ValueError, match="integers"):
+        exact_sign_flip_p_value(np.array([0.5, 1.0]))
+
+
+@pytest.mark.parametrize(
+    ("n_queries", "lean"),
+    [(30, 0.0), (100, 0.0), (30, 0.8), (100, 1.0)],
+    ids=["30-same", "100-same", "30-heterogeneous", "100-heterogeneous"],
+)
+def test_false_positive_rate_at_5_percent_stays_near_5_percent(n_queries, lean):
+    # Null: Good and Bad equally likely overall, 3 judges per query. With `lean`, each query leans towards
+    # Good or Bad (judges of a query agree more), which made the judgment-level sign test reject 8.5-10%.
+    rng = np.random.default_rng(13)
+    n_runs = 3000
+    query_lean = rng.choice([-1, 1], (n_runs, n_queries)) * rng.uniform(0, lean, (n_runs, n_queries))
+    draw = rng.random((n_runs, n_queries, 3))
+    p_good, p_bad = 0.35 * (1 + query_lean[..., None]), 0.35 * (1 - query_lean[..., None])
+    verdict = np.where(draw < p_good, 1, np.where(draw > 1 - p_bad, -1, 0))
+    p_values = [exact_sign_flip_p_value(net) for net in verdict.sum(axis=2)]
+    assert 0.03 <= np.mean(np.array(p_values) < 0.05) <= 0.07
+    query = np.repeat(np.arange(n_queries), 3)
+    assert gsb_summary(query, verdict[0].ravel(), n_queries=n_queries, n_resamples=10).p_value == p_values[0]
 
 
 def test_only_same_verdicts_give_p_one():

@@ -157,6 +157,21 @@ def test_bad_inputs_name_the_problem():
     assert Measure("nDCG", 10) == parse_measure("ndcg@10")
 
 
+def test_settings_given_as_plain_strings_mean_their_enum():
+    # A plain "linear" is not Gain.LINEAR by identity and once silently gave exponential gain.
+    assert RankingSettings(gain="linear") == LINEAR
+    assert score([2, 0, 1], "DCG", settings=RankingSettings(gain="linear")) == score(
+        [2, 0, 1], "DCG", settings=LINEAR
+    )
+    assert RankingSettings(gain="exponential", discount="log2").gain is Gain.EXPONENTIAL
+    with pytest.raises(ValueError, match="gain must be one of"):
+        RankingSettings(gain="quadratic")
+    with pytest.raises(ValueError, match="rel_threshold"):
+        RankingSettings(rel_threshold="1")
+    with pytest.raises(ValueError, match="unknown setting 'depth'"):
+        RankingSettings.checked(depth=3)
+
+
 label_lists = st.lists(st.integers(min_value=0, max_value=4), min_size=1, max_size=15)
 
 
