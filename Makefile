@@ -19,6 +19,8 @@ $(BIN)/.installed-dev: $(BIN)/.installed-runtime requirements-dev.txt
 	$(BIN)/python -m pip install -q -r requirements-dev.txt
 	touch $@
 
+# Development mode, said explicitly: settings default to production (DEBUG=0), and load_demo refuses there.
+demo: export DEBUG = 1
 demo: $(BIN)/.installed-runtime
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py load_demo

@@ -1,6 +1,31 @@
 from django.contrib import admin
+from django.contrib.admin.utils import unquote
+from django.contrib.auth import admin as auth_admin
+from django.contrib.auth import get_user_model
 
 from annotation import models
+from annotation.services.tokens import tokens_revoke, user_deactivate
+
+User = get_user_model()
+
+
+class UserAdmin(auth_admin.UserAdmin):
+    """Django's, but a new password or a deactivation revokes the user's API tokens."""
+
+    def save_model(self, request, obj, form, change):
+        if change and "is_active" in form.changed_data and not obj.is_active:
+            user_deactivate(user=obj)
+        super().save_model(request, obj, form, change)
+
+    def user_change_password(self, request, id, form_url=""):
+        response = super().user_change_password(request, id, form_url)
+        if request.method == "POST" and response.status_code == 302:  # the form was valid and saved
+            tokens_revoke(user=self.get_object(request, unquote(id)))
+        return response
+
+
+admin.site.unregister(User)
+admin.site.register(User, UserAdmin)
 
 
 @admin.register(models.Campaign)

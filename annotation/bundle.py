@@ -20,7 +20,7 @@ from annotation.models import (
     default_cutoffs,
     default_scale,
 )
-from trec.files import TrecFormatError, read_run_rankings
+from trec.files import RankedRun, TrecFormatError, read_run_ranked
 
 SETTING_DEFAULTS: dict[str, Any] = {
     "overlap": 3,
@@ -35,6 +35,8 @@ SETTING_DEFAULTS: dict[str, Any] = {
     "launch_min_gsb": 0.05,
     "launch_alpha": 0.05,
     "primary_measure": "nDCG@10",
+    "min_queries": 30,
+    "min_coverage": 0.9,
 }
 POSITIVE_INT_SETTINGS = ("overlap", "gsb_overlap", "pool_depth", "gsb_depth")
 
@@ -212,6 +214,10 @@ def parse_settings(raw: Any, reader: _Reader) -> dict[str, Any]:
         reader.get(settings, key, f"settings.{key}", (int, float))
     if not 0 < settings["launch_alpha"] < 1:
         raise reader.error(Code.INVALID_VALUE, "settings.launch_alpha", "must be between 0 and 1")
+    if not 1 <= reader.get(settings, "min_queries", "settings.min_queries", int) <= 100_000:
+        raise reader.error(Code.INVALID_VALUE, "settings.min_queries", "must be between 1 and 100000")
+    if not 0 <= reader.get(settings, "min_coverage", "settings.min_coverage", (int, float)) <= 1:
+        raise reader.error(Code.INVALID_VALUE, "settings.min_coverage", "must be between 0 and 1")
     return settings
 
 
@@ -387,23 +393,23 @@ def _parse_gold(items: list, bundle: CampaignBundle, reader: _Reader) -> None:
             bundle.gold_verdicts[query, model] = verdict
 
 
-def load_run(path: str, source: str) -> dict[str, list[str]]:
-    """A TREC run file as rankings (query id → document ids in rank order), checked for what a campaign
-    can store; every problem names `source` and, where there is one, the line."""
+def load_run(path: str, source: str) -> RankedRun:
+    """A TREC run file as ranked lists, checked for what a campaign can store; every problem names `source`
+    and, where there is one, the line."""
     try:
-        rankings = read_run_rankings(path)
+        run = read_run_ranked(path)
     except TrecFormatError as exc:
         raise InputError(Code.MALFORMED, exc.message, source=source, line=exc.line, field="run") from None
     except UnicodeDecodeError:
         raise InputError(Code.MALFORMED, "not UTF-8 text", source=source, field="run") from None
-    if not rankings:
+    if not run.queries:
         raise InputError(Code.INVALID_VALUE, "the run is empty", source=source, field="run")
     longest = Document._meta.get_field("external_id").max_length
-    too_long = next((doc for docs in rankings.values() for doc in docs if len(doc) > longest), None)
+    too_long = next((doc for doc in run.documents if len(doc) > longest), None)
     if too_long is not None:
         message = f"document id {too_long[:40]!r}... is longer than {longest} characters"
         raise InputError(Code.INVALID_VALUE, message, source=source, field="run")
-    return rankings
+    return run
 
 
 def parse_judgment_lines(

@@ -1,9 +1,29 @@
 """Parsing the workbench's posts; the rules live in the services."""
 
 from django import forms
+from django.contrib.auth.forms import AuthenticationForm
 
 from annotation.models import SkipReason
 from annotation.services.labels import SIDES
+from annotation.services.logins import LoginLimited, user_authenticate
+
+
+class LoginForm(AuthenticationForm):
+    """Django's sign-in form, with failed attempts limited per account and address."""
+
+    def clean(self):
+        username, password = self.cleaned_data.get("username"), self.cleaned_data.get("password")
+        if username is not None and password:
+            try:
+                self.user_cache = user_authenticate(
+                    request=self.request, username=username, password=password
+                )
+            except LoginLimited as limited:
+                raise forms.ValidationError(str(limited), code="login_limited") from None
+            if self.user_cache is None:
+                raise self.get_invalid_login_error()
+            self.confirm_login_allowed(self.user_cache)
+        return self.cleaned_data
 
 
 class JudgmentForm(forms.Form):

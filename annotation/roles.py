@@ -25,6 +25,10 @@ def user_has_role(user, *roles: Role) -> bool:
     return any(role in names for role in roles)
 
 
+def can_annotate(user) -> bool:
+    return user_has_role(user, Role.ANNOTATOR)
+
+
 def can_review(user) -> bool:
     """Reviewers and managers read every label, metric and model name."""
     return user_has_role(user, Role.REVIEWER, Role.MANAGER)

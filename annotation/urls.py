@@ -1,17 +1,19 @@
 from django.urls import path
 
-from annotation import views, views_review
+from annotation.views import campaigns, review, workbench
 
 app_name = "annotation"
 
 urlpatterns = [
-    path("", views.home, name="home"),
-    path("healthz", views.healthz, name="healthz"),
-    path("campaigns/<int:campaign_id>/work/", views.work, name="work"),
-    path("campaigns/<int:campaign_id>/tasks/<int:assignment_id>/", views.task, name="task"),
-    path("campaigns/<int:campaign_id>/tasks/<int:assignment_id>/skip/", views.task_skip, name="task_skip"),
-    path("campaigns/<int:campaign_id>/progress/", views.progress, name="progress"),
-    path("campaigns/<int:campaign_id>/review/", views_review.queue, name="review_queue"),
-    path("review/relevance/<int:task_id>/", views_review.relevance, name="review_relevance"),
-    path("review/side-by-side/<int:task_id>/", views_review.side_by_side, name="review_side_by_side"),
+    path("", campaigns.home, name="home"),
+    path("healthz", campaigns.healthz, name="healthz"),
+    path("campaigns/<int:campaign_id>/work/", workbench.work, name="work"),
+    path("campaigns/<int:campaign_id>/tasks/<int:assignment_id>/", workbench.task, name="task"),
+    path(
+        "campaigns/<int:campaign_id>/tasks/<int:assignment_id>/skip/", workbench.task_skip, name="task_skip"
+    ),
+    path("campaigns/<int:campaign_id>/progress/", campaigns.progress, name="progress"),
+    path("campaigns/<int:campaign_id>/review/", review.queue, name="review_queue"),
+    path("review/relevance/<int:task_id>/", review.relevance, name="review_relevance"),
+    path("review/side-by-side/<int:task_id>/", review.side_by_side, name="review_side_by_side"),
 ]

@@ -111,7 +111,8 @@ def lease_query_plan(campaign_id: int) -> str:
     from django.utils import timezone
 
     from annotation.models import Campaign
-    from annotation.selectors import RELEVANCE, task_candidates
+    from annotation.selectors.workbench import task_candidates
+    from annotation.task_kinds import RELEVANCE
 
     annotator = get_user_model().objects.get(username="bench0")
     campaign = Campaign.objects.get(pk=campaign_id)

@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
+os.environ.setdefault("DEBUG", "1")  # settings default to production, which needs a SECRET_KEY
 OUT = ROOT / "bench" / "out"
 
 PYTREC = """

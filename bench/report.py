@@ -213,7 +213,7 @@ def bare_fetch(campaign_pk: int) -> int:
 
 def full_report(campaign, agreement: bool = True) -> int:
     from metrics.reports import report_render
-    from metrics.selectors_launch import launch_report_build
+    from metrics.selectors.launch import launch_report_build
 
     return len(report_render(launch_report_build(campaign=campaign, agreement=agreement), "json"))
 

@@ -9,7 +9,9 @@ in Python.) Elsewhere (SQLite) the rows come from `fetchall`.
 `read_beside` starts reads on a second connection, so that PostgreSQL reads two tables on two cores.
 """
 
+import time
 from collections.abc import Callable
+from concurrent.futures import Future
 from itertools import chain
 
 import numpy as np
@@ -17,7 +19,7 @@ import psycopg
 from django.db import DEFAULT_DB_ALIAS, connections, transaction
 from django.db.models import QuerySet
 
-from metrics.threads import started
+from metrics.threads import done, started
 
 # kind: (big-endian field as sent, NumPy type)
 _PG_TYPES = {"i": (">i8", np.int64), "f": (">f8", np.float64)}
@@ -32,9 +34,16 @@ def fetch_columns(queryset: QuerySet, kinds: str) -> list[np.ndarray]:
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             # Binary results: the bytes as they are, not as hex text (Django's cursors send text).
+            aggregated = _aggregated(sql, kinds)
+            started = time.monotonic()
             with psycopg.Cursor(cursor.connection) as binary:
-                binary.execute(_aggregated(sql, kinds), params, binary=True)
+                binary.execute(aggregated, params, binary=True)
                 data, n_rows = binary.fetchone()
+            if connection.queries_logged:
+                # Logged as Django's debug cursor logs its own, so query counts (CaptureQueriesContext,
+                # DEBUG's connection.queries) see this read too.
+                elapsed = time.monotonic() - started
+                connection.queries_log.append({"sql": aggregated, "time": f"{elapsed:.3f}"})
             columns = _record_columns(data, kinds)
             if columns[0].size != n_rows:
                 # string_agg skips a row whose record is NULL: a NULL in an "i" column.
@@ -52,13 +61,13 @@ def fetch_columns(queryset: QuerySet, kinds: str) -> list[np.ndarray]:
     ]
 
 
-def read_beside[T](read: Callable[..., T], /, *args, using: str = DEFAULT_DB_ALIAS) -> Callable[[], T]:
-    """`read(*args)` (queries on the `using` database), started now on a second connection of a thread; the
-    returned function waits for its result. Only on PostgreSQL outside a transaction (another connection
-    would not see its writes); otherwise `read` runs when the function is called."""
+def read_beside[T](read: Callable[..., T], /, *args, using: str = DEFAULT_DB_ALIAS) -> Future[T]:
+    """`read(*args)` (queries on the `using` database), started now on a second connection of a thread.
+    Only on PostgreSQL outside a transaction (another connection would not see its writes); otherwise
+    `read` runs here, before this returns."""
     connection = connections[using]
     if connection.vendor != "postgresql" or connection.in_atomic_block:
-        return lambda: read(*args)
+        return done(read, *args)
     return started(_read_and_close, read, args, using)
 
 

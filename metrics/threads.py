@@ -2,13 +2,25 @@
 beside the first, or NumPy computes beside the main thread (it lets go of the GIL in its array loops)."""
 
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextvars import copy_context
 
 
-def started[T](function: Callable[..., T], /, *args, **kwargs) -> Callable[[], T]:
-    """`function(*args, **kwargs)`, started on a new thread; the returned function waits for its result
-    (or raises its exception)."""
+def started[T](function: Callable[..., T], /, *args, **kwargs) -> Future[T]:
+    """`function(*args, **kwargs)`, started on a new thread; `.result()` waits for it (or raises its
+    exception). The thread sees the caller's context variables (e.g. `replica_reads`)."""
     executor = ThreadPoolExecutor(max_workers=1)
-    future = executor.submit(function, *args, **kwargs)
+    future = executor.submit(copy_context().run, function, *args, **kwargs)
     executor.shutdown(wait=False)
-    return future.result
+    return future
+
+
+def done[T](function: Callable[..., T], /, *args, **kwargs) -> Future[T]:
+    """`function(*args, **kwargs)` run here and now, as a finished Future: the plain path where a thread
+    cannot help (another connection would not see this transaction's writes; SQLite)."""
+    future: Future[T] = Future()
+    try:
+        future.set_result(function(*args, **kwargs))
+    except Exception as exc:
+        future.set_exception(exc)
+    return future

@@ -11,6 +11,8 @@ class AutoSchema(SpectacularAutoSchema):
         codes = ["400", "401", "403", "404"]
         if isinstance(self.view, BodyLimitMixin):
             codes.append("413")
+        if self.method in ("POST", "PUT", "PATCH"):
+            codes.append("415")  # a body in a media type the operation does not parse
         if self.view.throttle_classes:
             codes.append("429")
         for code in codes:

@@ -4,8 +4,7 @@ from rest_framework import serializers
 
 from annotation.models import Campaign, LabelRevision, Query, RankingModel, SkipReason, Verdict
 from annotation.services.labels import SIDES
-
-TASK_KINDS = ("relevance", "side_by_side")
+from annotation.task_kinds import KIND_NAMES, assignment_task
 
 
 class StrictIntegerField(serializers.IntegerField):
@@ -128,6 +127,8 @@ class CampaignReviewSerializer(CampaignDetailSerializer):
             "launch_min_gsb",
             "launch_alpha",
             "primary_measure",
+            "min_queries",
+            "min_coverage",
         ]
 
 
@@ -154,7 +155,7 @@ class AnnotatorProgressSerializer(serializers.Serializer):
 
 
 class KindProgressSerializer(serializers.Serializer):
-    name = serializers.ChoiceField(choices=TASK_KINDS)
+    name = serializers.ChoiceField(choices=KIND_NAMES)
     overlap = serializers.IntegerField()
     automatic_same = serializers.IntegerField()
     tasks = serializers.IntegerField()
@@ -212,7 +213,7 @@ class TaskSerializer(serializers.Serializer):
     id = serializers.IntegerField(
         source="assignment_id", help_text="The task's id for this annotator (their assignment's id)."
     )
-    kind = serializers.ChoiceField(choices=TASK_KINDS)
+    kind = serializers.ChoiceField(choices=KIND_NAMES)
     status = serializers.CharField()
     expires_at = serializers.DateTimeField()
     campaign = TaskCampaignSerializer()
@@ -236,7 +237,7 @@ class AssignmentSerializer(serializers.Serializer):
     finished_at = serializers.DateTimeField(allow_null=True)
 
     def get_kind(self, assignment) -> str:
-        return "relevance" if assignment.relevance_task_id else "side_by_side"
+        return assignment_task(assignment)[0].name
 
     def get_query(self, assignment) -> str:
         return assignment.task.query.text
@@ -244,7 +245,7 @@ class AssignmentSerializer(serializers.Serializer):
 
 class LabelSerializer(serializers.Serializer):
     id = serializers.IntegerField(help_text="The task's id (the assignment's).")
-    kind = serializers.ChoiceField(choices=TASK_KINDS)
+    kind = serializers.ChoiceField(choices=KIND_NAMES)
     grade = serializers.IntegerField(required=False)
     verdict = serializers.ChoiceField(choices=SIDES, required=False)
     strength = serializers.IntegerField(required=False, allow_null=True)
@@ -267,7 +268,7 @@ class RevisionSerializer(serializers.ModelSerializer):
 
 
 class QueueItemSerializer(serializers.Serializer):
-    kind = serializers.ChoiceField(choices=TASK_KINDS)
+    kind = serializers.ChoiceField(choices=KIND_NAMES)
     task_id = serializers.IntegerField(source="task_pk")
     query = serializers.CharField()
     subject = serializers.CharField(help_text="The document, or the experimental model.")
@@ -312,7 +313,7 @@ class ReviewRevisionSerializer(serializers.Serializer):
 
 
 class ReviewTaskSerializer(serializers.Serializer):
-    kind = serializers.ChoiceField(choices=TASK_KINDS)
+    kind = serializers.ChoiceField(choices=KIND_NAMES)
     task_id = serializers.IntegerField(source="task_pk")
     campaign = serializers.IntegerField(source="campaign.pk")
     query = serializers.CharField()

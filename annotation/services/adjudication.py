@@ -6,6 +6,7 @@ from django.db import transaction
 from annotation.errors import TaskError, TaskErrorCode
 from annotation.models import Adjudication, LabelRevision, RelevanceTask, SideBySideTask, Verdict
 from annotation.roles import can_review
+from annotation.task_kinds import task_kind
 
 
 @transaction.atomic
@@ -31,16 +32,17 @@ def adjudication_set(
                 f"grade must be one of {task.campaign.grade_values}",
                 field="grade",
             )
-        label, task_field = {"grade": grade, "verdict": ""}, "relevance_task"
+        label = {"grade": grade, "verdict": ""}
         new_value = str(grade)
     else:
         if verdict not in Verdict.values:
             raise TaskError(
                 TaskErrorCode.INVALID_LABEL, f"verdict must be one of {Verdict.values}", field="verdict"
             )
-        label, task_field = {"grade": None, "verdict": verdict}, "side_by_side_task"
+        label = {"grade": None, "verdict": verdict}
         new_value = verdict
 
+    task_field = task_kind(task).assignment_field
     # Lock the task row so two reviewers' revisions cannot interleave.
     type(task).objects.select_for_update().filter(pk=task.pk).first()
     adjudication = Adjudication.objects.filter(**{task_field: task}).first()

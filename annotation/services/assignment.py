@@ -23,14 +23,8 @@ from django.utils import timezone
 
 from annotation.errors import TaskError, TaskErrorCode
 from annotation.models import SHUFFLE_KEYS, Assignment, Campaign, SkipReason
-from annotation.selectors import (
-    TASK_KINDS,
-    TaskKind,
-    assignment_task,
-    row_count,
-    task_candidates,
-    task_kind,
-)
+from annotation.selectors.workbench import row_count, task_candidates
+from annotation.task_kinds import TASK_KINDS, TaskKind, assignment_task, task_kind
 
 # A fresh statement after the lock sees leases committed meanwhile; a few rounds cover those races.
 LEASE_ATTEMPTS = 5

@@ -1,15 +1,15 @@
 """Creating and changing campaigns: the bundle import, run uploads, settings, and the pooling of tasks."""
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator
-from itertools import islice
 
-from django.db import transaction
+import numpy as np
+from django.db import connection, transaction
 
 from annotation.bundle import CampaignBundle
 from annotation.errors import InputError
 from annotation.errors import InputErrorCode as Code
 from annotation.models import (
+    SHUFFLE_KEYS,
     Assignment,
     Campaign,
     Document,
@@ -20,42 +20,34 @@ from annotation.models import (
     RelevanceTask,
     SideBySideTask,
 )
-
-BATCH_SIZE = 5000
-Progress = Callable[[int], None]
-
-
-def batched(rows: Iterable, size: int = BATCH_SIZE) -> Iterator[list]:
-    iterator = iter(rows)
-    while batch := list(islice(iterator, size)):
-        yield batch
-
-
-def bulk_create_batched(model, rows: Iterable, progress: Progress | None = None) -> None:
-    for batch in batched(rows):
-        model.objects.bulk_create(batch, batch_size=BATCH_SIZE)
-        if progress:
-            progress(len(batch))
+from annotation.services.bulk import (
+    BATCH_SIZE,
+    Progress,
+    bulk_create_batched,
+    integer_rows_insert,
+    rows_insert,
+)
+from trec.files import RankedRun
 
 
 @transaction.atomic
 def campaign_import(
     *,
     bundle: CampaignBundle,
-    runs: dict[str, dict[str, list[str]]] | None = None,
+    runs: dict[str, RankedRun] | None = None,
     progress: Progress | None = None,
 ) -> Campaign:
     """Create a campaign with its models, queries, documents and rankings, then pool its tasks.
 
-    `runs` maps a model name to rankings read from a TREC run (query id -> document ids in rank order); they
-    replace that model's rankings in the bundle. Run documents missing from the bundle are created bare
-    (id only), since a run may retrieve far more than is ever shown to annotators.
+    `runs` maps a model name to rankings read from a TREC run (`bundle.load_run`); they replace that model's
+    rankings in the bundle. Run documents missing from the bundle are created bare (id only), since a run
+    may retrieve far more than is ever shown to annotators. `progress` is called with ranking rows written.
     """
     if Campaign.objects.filter(name=bundle.name).exists():
         raise InputError(
             Code.ALREADY_EXISTS, f"a campaign named {bundle.name!r} already exists", field="name"
         )
-    rankings = dict(bundle.rankings)
+    rankings = {name: RankedRun.from_lists(lists) for name, lists in bundle.rankings.items()}
     model_names = {model.name for model in bundle.models}
     query_ids = {query.external_id for query in bundle.queries}
     for name, run in (runs or {}).items():
@@ -65,7 +57,7 @@ def campaign_import(
                 f"unknown model {name!r} (models: {', '.join(sorted(model_names))})",
                 field="--run",
             )
-        unknown = sorted(set(run) - query_ids)
+        unknown = sorted(set(run.queries) - query_ids)
         if unknown:
             raise InputError(
                 Code.UNKNOWN_QUERY, f"the run for {name!r} ranks unknown query {unknown[0]!r}", field="--run"
@@ -83,32 +75,48 @@ def campaign_import(
         RankingModel(campaign=campaign, name=model.name, role=model.role) for model in bundle.models
     )
     model_pk = {model.name: model.pk for model in models}
-    Query.objects.bulk_create(
-        (Query(campaign=campaign, **vars(query)) for query in bundle.queries), batch_size=BATCH_SIZE
+    query_fields = ["external_id", "text", "description", "segment", "weight"]
+    rows_insert(
+        Query,
+        ["campaign_id", *query_fields],
+        ((campaign.pk, *(getattr(query, name) for name in query_fields)) for query in bundle.queries),
+    )
+    document_fields = ["external_id", "title", "url", "body"]
+    rows_insert(
+        Document,
+        ["campaign_id", *document_fields],
+        ((campaign.pk, *(getattr(doc, name) for name in document_fields)) for doc in bundle.documents),
     )
     listed = {document.external_id for document in bundle.documents}
-    bare = {doc for run in rankings.values() for docs in run.values() for doc in docs} - listed
-    bulk_create_batched(
-        Document, (Document(campaign=campaign, **vars(document)) for document in bundle.documents)
+    bare = set().union(*(run.documents for run in rankings.values())) - listed
+    rows_insert(
+        Document, ["campaign_id", *document_fields], ((campaign.pk, doc, "", "", "") for doc in sorted(bare))
     )
-    bulk_create_batched(Document, (Document(campaign=campaign, external_id=doc) for doc in sorted(bare)))
     query_pk = dict(Query.objects.filter(campaign=campaign).values_list("external_id", "pk"))
     document_pk = dict(Document.objects.filter(campaign=campaign).values_list("external_id", "pk"))
-    bulk_create_batched(
-        Ranking,
-        (
-            Ranking(
-                model_id=model_pk[name], query_id=query_pk[query], document_id=document_pk[doc], rank=rank
-            )
-            for name, run in rankings.items()
-            for query, docs in run.items()
-            for rank, doc in enumerate(docs, start=1)
-        ),
-        progress,
-    )
+    for name, run in rankings.items():
+        _rankings_insert(model_pk[name], run, query_pk, document_pk, progress)
     campaign_pool_tasks(campaign=campaign)
     _gold_set(campaign, bundle)
     return campaign
+
+
+def _rankings_insert(
+    model_pk: int, run: RankedRun, query_pk: dict[str, int], document_pk: dict[str, int], progress
+) -> None:
+    """Write a run's rows, its ids mapped to primary keys once per distinct id, then by array indexing."""
+    queries = np.array([query_pk[query] for query in run.queries], dtype=np.int64)
+    documents = np.array([document_pk[doc] for doc in run.documents], dtype=np.int64)
+    integer_rows_insert(
+        Ranking,
+        {
+            "model_id": np.full(run.rank.size, model_pk, dtype=np.int64),
+            "query_id": queries[run.query],
+            "document_id": documents[run.document],
+            "rank": run.rank,
+        },
+        progress,
+    )
 
 
 def _gold_set(campaign: Campaign, bundle: CampaignBundle) -> None:
@@ -127,32 +135,32 @@ def _gold_set(campaign: Campaign, bundle: CampaignBundle) -> None:
 
 
 @transaction.atomic
-def model_rankings_replace(
-    *, model: RankingModel, run: dict[str, list[str]], progress: Progress | None = None
-) -> int:
+def model_rankings_replace(*, model: RankingModel, run: RankedRun, progress: Progress | None = None) -> int:
     """Replace a model's rankings with a run's, creating bare documents it names, then pool again.
 
     Tasks pooled before stay, with their labels: a label is never thrown away. Returns the rows written.
     """
     campaign = model.campaign
     query_pk = dict(Query.objects.filter(campaign=campaign).values_list("external_id", "pk"))
-    unknown = sorted(set(run) - set(query_pk))
+    unknown = sorted(set(run.queries) - set(query_pk))
     if unknown:
         raise InputError(Code.UNKNOWN_QUERY, f"the run ranks unknown query {unknown[0]!r}", field="run")
-    document_pk = dict(Document.objects.filter(campaign=campaign).values_list("external_id", "pk"))
-    new_documents = sorted({doc for docs in run.values() for doc in docs} - set(document_pk))
-    bulk_create_batched(Document, (Document(campaign=campaign, external_id=doc) for doc in new_documents))
-    if new_documents:
-        document_pk = dict(Document.objects.filter(campaign=campaign).values_list("external_id", "pk"))
+    known = set(Document.objects.filter(campaign=campaign).values_list("external_id", flat=True))
+    new_documents = sorted(set(run.documents) - known)
+    rows_insert(
+        Document,
+        ["campaign_id", "external_id", "title", "url", "body"],
+        ((campaign.pk, doc, "", "", "") for doc in new_documents),
+    )
+    document_pk = dict(
+        Document.objects.filter(campaign=campaign, external_id__in=run.documents).values_list(
+            "external_id", "pk"
+        )
+    )
     Ranking.objects.filter(model=model).delete()
-    rows = [
-        Ranking(model=model, query_id=query_pk[query], document_id=document_pk[doc], rank=rank)
-        for query, docs in run.items()
-        for rank, doc in enumerate(docs, start=1)
-    ]
-    bulk_create_batched(Ranking, rows, progress)
+    _rankings_insert(model.pk, run, query_pk, document_pk, progress)
     campaign_pool_tasks(campaign=campaign)
-    return len(rows)
+    return int(run.rank.size)
 
 
 SIDE_BY_SIDE_SHAPE = ("gsb_depth", "gsb_scale")  # what annotators' verdicts were given on
@@ -193,24 +201,15 @@ def campaign_pool_tasks(*, campaign: Campaign) -> tuple[int, int]:
 
     Idempotent: existing tasks are kept. Returns how many relevance and side-by-side tasks were created.
     """
-    depth = max(campaign.pool_depth, campaign.gsb_depth)
+    pooled = _relevance_tasks_pool(campaign)
     rows = (
-        Ranking.objects.filter(model__campaign=campaign, rank__lte=depth)
+        Ranking.objects.filter(model__campaign=campaign, rank__lte=campaign.gsb_depth)
         .order_by("model_id", "query_id", "rank")
-        .values_list("model_id", "query_id", "document_id", "rank")
+        .values_list("model_id", "query_id", "document_id")
     )
-    pooled: set[tuple[int, int]] = set()
     top_lists: dict[tuple[int, int], list[int]] = defaultdict(list)
-    for model_id, query_id, document_id, rank in rows.iterator(chunk_size=BATCH_SIZE):
-        if rank <= campaign.pool_depth:
-            pooled.add((query_id, document_id))
-        if rank <= campaign.gsb_depth:
-            top_lists[model_id, query_id].append(document_id)
-    pooled -= set(RelevanceTask.objects.filter(campaign=campaign).values_list("query_id", "document_id"))
-    bulk_create_batched(
-        RelevanceTask,
-        (RelevanceTask(campaign=campaign, query_id=q, document_id=d) for q, d in sorted(pooled)),
-    )
+    for model_id, query_id, document_id in rows.iterator(chunk_size=BATCH_SIZE):
+        top_lists[model_id, query_id].append(document_id)
 
     models = list(campaign.models.all())
     online = next(model for model in models if model.role == RankingModel.Role.ONLINE)
@@ -232,4 +231,32 @@ def campaign_pool_tasks(*, campaign: Campaign) -> tuple[int, int]:
         and (model.pk, query_id) in top_lists
     ]
     bulk_create_batched(SideBySideTask, side_by_side)
-    return len(pooled), len(side_by_side)
+    return pooled, len(side_by_side)
+
+
+def _relevance_tasks_pool(campaign: Campaign) -> int:
+    """One statement: a task for every distinct (query, document) in some model's top `pool_depth` that has
+    none yet, in (query, document) order; returns how many were created."""
+    random_key = {
+        "postgresql": f"floor(random() * {SHUFFLE_KEYS})::integer",
+        "sqlite": f"abs(random() %% {SHUFFLE_KEYS})",  # %% : a literal % in a query with parameters
+    }[connection.vendor]
+    task, ranking, model = (m._meta.db_table for m in (RelevanceTask, Ranking, RankingModel))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""
+            INSERT INTO {task} (campaign_id, query_id, document_id, slots_spent, shuffle_key)
+            SELECT %s, query_id, document_id, 0, {random_key}
+            FROM (
+                SELECT DISTINCT r.query_id, r.document_id FROM {ranking} r
+                JOIN {model} m ON m.id = r.model_id
+                WHERE m.campaign_id = %s AND r.rank <= %s
+            ) AS top
+            WHERE NOT EXISTS (
+                SELECT 1 FROM {task} t WHERE t.query_id = top.query_id AND t.document_id = top.document_id
+            )
+            ORDER BY query_id, document_id
+            """,
+            [campaign.pk, campaign.pk, campaign.pool_depth],
+        )
+        return cursor.rowcount

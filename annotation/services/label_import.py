@@ -21,7 +21,7 @@ from annotation.models import (
 )
 from annotation.roles import Role
 from annotation.services.assignment import task_slots_recount
-from annotation.services.campaigns import bulk_create_batched
+from annotation.services.bulk import bulk_create_batched
 
 
 def annotators_get_or_create(*, usernames: set[str]) -> dict[str, int]:

@@ -19,6 +19,7 @@ from annotation.models import (
     Verdict,
 )
 from annotation.services.assignment import lease_claim, lease_finish, task_lock
+from annotation.task_kinds import task_kind
 
 SIDES = ("left", "same", "right")
 
@@ -134,7 +135,10 @@ def preference_submit(
 
 
 def _revision(annotator, task, kind: LabelRevision.Kind, old: str, new: str) -> None:
-    task_field = "relevance_task" if kind == LabelRevision.Kind.JUDGMENT else "side_by_side_task"
     LabelRevision.objects.create(
-        kind=kind, changed_by=annotator, old_value=old, new_value=new, **{task_field: task}
+        kind=kind,
+        changed_by=annotator,
+        old_value=old,
+        new_value=new,
+        **{task_kind(task).assignment_field: task},
     )

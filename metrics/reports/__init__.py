@@ -2,7 +2,7 @@
 
 from metrics.reports.html import report_html
 from metrics.reports.text import report_csv, report_json, report_markdown
-from metrics.selectors_launch import LaunchReport
+from metrics.selectors.launch import LaunchReport
 
 RENDERERS = {"json": report_json, "html": report_html, "csv": report_csv, "md": report_markdown}
 CONTENT_TYPES = {

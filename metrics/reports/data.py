@@ -6,8 +6,8 @@ import math
 from metrics.compute.decision import Decision
 from metrics.compute.gsb import GSBSummary
 from metrics.compute.significance import PairedComparison
-from metrics.selectors_launch import Comparison, LaunchReport
-from metrics.selectors_quality import AgreementFigure, CampaignQuality
+from metrics.selectors.launch import Comparison, Coverage, LaunchReport
+from metrics.selectors.quality import AgreementFigure, CampaignQuality
 
 
 def number(value) -> float | None:
@@ -55,10 +55,30 @@ def gsb_data(gsb: GSBSummary) -> dict:
 def decision_data(decision: Decision | None) -> dict:
     if decision is None:
         return {"decision": "inconclusive", "reasons": ["There is no experimental model to compare."]}
-    data = {"decision": decision.outcome.value, "reasons": list(decision.reasons)}
+    data = {
+        "decision": decision.outcome.value,
+        "headline": decision.headline,
+        "reasons": list(decision.reasons),
+    }
     if decision.more_queries is not None:
         data["more_queries"] = decision.more_queries
+    if decision.provisional is not None:
+        data["provisional"] = decision_data(decision.provisional)
     return data
+
+
+def coverage_data(coverage: Coverage) -> dict:
+    """What was labelled, and the work the decision waits for (tasks complete at their overlap)."""
+    work = coverage.work
+    return {
+        **{key: value for key, value in vars(coverage).items() if key != "work"},
+        "complete_queries": work.complete_queries,
+        "side_by_side_complete": work.side_by_side_complete,
+        "side_by_side_share": work.side_by_side_share,
+        "relevance_complete": work.relevance_complete,
+        "relevance_share": work.relevance_share,
+        "labels_outstanding": work.labels_outstanding,
+    }
 
 
 def comparison_data(comparison: Comparison) -> dict:
@@ -103,10 +123,12 @@ def report_data(report: LaunchReport) -> dict:
             "id": report.campaign.pk,
             "name": report.campaign.name,
             "model": report.model,
-            "coverage": vars(report.coverage),
+            "coverage": coverage_data(report.coverage),
         },
-        "decision": decision["decision"],
-        "reasons": decision["reasons"],
+        "generated_at": report.generated_at.isoformat(),
+        "fingerprint": report.fingerprint,
+        "coverage": coverage_data(report.coverage),
+        **decision,
         "models": {
             scores.name: {
                 "role": scores.role,
@@ -125,6 +147,23 @@ def report_data(report: LaunchReport) -> dict:
         "agreement": agreement_data(report.agreement),
         "settings": report.settings,
     }
+
+
+def report_context(report: LaunchReport, data: dict) -> dict:
+    """What the HTML and Markdown report templates read: `data` (from `report_data`), each measure's figure
+    per model as a list, and the comparisons as a list."""
+    measures = [
+        {
+            "name": name,
+            "models": [
+                {"name": model, **figure["metrics"][name], "per_query": None}
+                for model, figure in data["models"].items()
+            ],
+        }
+        for name in report.measures
+    ]
+    comparisons = [{"name": name, "data": comparison} for name, comparison in data["comparisons"].items()]
+    return {"report": report, "data": data, "measures": measures, "comparisons": comparisons}
 
 
 def chart_data(report: LaunchReport) -> dict:

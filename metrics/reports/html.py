@@ -3,9 +3,9 @@
 from django.template.loader import render_to_string
 from django.utils.safestring import mark_safe
 
-from metrics.reports.data import report_data
+from metrics.reports.data import report_context, report_data
 from metrics.reports.svg import gsb_chart, histogram_chart, means_chart
-from metrics.selectors_launch import LaunchReport
+from metrics.selectors.launch import LaunchReport
 
 
 def report_charts(report: LaunchReport) -> dict:
@@ -37,25 +37,7 @@ def report_charts(report: LaunchReport) -> dict:
 def report_html(report: LaunchReport) -> str:
     data = report_data(report)
     charts = report_charts(report)
-    comparisons = [
-        {"name": name, "data": comparison, "charts": charts["comparisons"][name]}
-        for name, comparison in data["comparisons"].items()
-    ]
-    measures = [
-        {
-            "name": name,
-            "models": [
-                {"name": model, **figure["metrics"][name], "per_query": None}
-                for model, figure in data["models"].items()
-            ],
-        }
-        for name in report.measures
-    ]
-    context = {
-        "report": report,
-        "data": data,
-        "measures": measures,
-        "comparisons": comparisons,
-        "means_chart": charts["means"],
-    }
-    return render_to_string("metrics/report.html", context)
+    context = report_context(report, data)
+    for comparison in context["comparisons"]:
+        comparison["charts"] = charts["comparisons"][comparison["name"]]
+    return render_to_string("metrics/report.html", {**context, "means_chart": charts["means"]})

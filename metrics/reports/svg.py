@@ -5,9 +5,12 @@ from html import escape
 
 import numpy as np
 
-MODEL_COLORS = ("#6b7280", "#1f5fbf", "#c2410c", "#7c3aed", "#0f766e")
-GOOD, SAME, BAD = "#1e7d3a", "#9ca3af", "#b42318"
-FONT = 'font-family="system-ui, sans-serif" font-size="12" fill="#1b1f24"'
+from metrics.reports.palette import PALETTE
+
+MODEL_COLORS = PALETTE["models"]
+GOOD, SAME, BAD = PALETTE["good"], PALETTE["same"], PALETTE["bad"]
+SCORE, WHISKER, AXIS, GRID, MUTED = (PALETTE[name] for name in ("score", "whisker", "axis", "grid", "muted"))
+FONT = f'font-family="system-ui, sans-serif" font-size="12" fill="{PALETTE["ink"]}"'
 
 
 def _svg(width: int, height: int, body: list[str], label: str) -> str:
@@ -30,7 +33,7 @@ def means_chart(measures: list[str], models: list[tuple[str, list[float], list[t
     body = []
     for tick in np.linspace(0, 1, 6):
         y = top + plot_height * (1 - tick)
-        body.append(f'<line x1="{left}" x2="{width - 10}" y1="{y:.1f}" y2="{y:.1f}" stroke="#e5e7eb"/>')
+        body.append(f'<line x1="{left}" x2="{width - 10}" y1="{y:.1f}" y2="{y:.1f}" stroke="{GRID}"/>')
         body.append(_text(left - 6, y + 4, f"{tick:.1f}", "end"))
     for m, measure in enumerate(measures):
         center = left + group * (m + 0.5)
@@ -52,7 +55,7 @@ def means_chart(measures: list[str], models: list[tuple[str, list[float], list[t
                 y_low, y_high = top + plot_height * (1 - low), top + plot_height * (1 - high)
                 body.append(
                     f'<path d="M{xc - 4:.1f} {y_high:.1f}h8M{xc:.1f} {y_high:.1f}V{y_low:.1f}M{xc - 4:.1f} '
-                    f'{y_low:.1f}h8" stroke="#111827" stroke-width="1.2" fill="none"/>'
+                    f'{y_low:.1f}h8" stroke="{WHISKER}" stroke-width="1.2" fill="none"/>'
                 )
     x = left
     for i, (name, _, _) in enumerate(models):
@@ -83,28 +86,28 @@ def gsb_chart(good: int, same: int, bad: int, score: float, low: float, high: fl
                 )
         x += plot * share
     if not total:
-        body.append(_text(width / 2, 30, "No side-by-side verdicts yet", extra='fill="#5b6470"'))
+        body.append(_text(width / 2, 30, "No side-by-side verdicts yet", extra=f'fill="{MUTED}"'))
 
     def at(value: float) -> float:
         return left + plot * (value + 1) / 2
 
     axis_y = 82
-    body.append(f'<line x1="{left}" x2="{width - right}" y1="{axis_y}" y2="{axis_y}" stroke="#9ca3af"/>')
+    body.append(f'<line x1="{left}" x2="{width - right}" y1="{axis_y}" y2="{axis_y}" stroke="{AXIS}"/>')
     for tick in (-1, -0.5, 0, 0.5, 1):
         body.append(
             f'<line x1="{at(tick):.1f}" x2="{at(tick):.1f}" y1="{axis_y - 4}" y2="{axis_y + 4}" '
-            'stroke="#9ca3af"/>'
+            f'stroke="{AXIS}"/>'
         )
         anchor = "start" if tick == -1 else "end" if tick == 1 else "middle"
         body.append(_text(at(tick), axis_y + 18, f"{tick:+g}" if tick else "0", anchor))
     if not math.isnan(score):
         if not (math.isnan(low) or math.isnan(high)):
             body.append(
-                f'<line x1="{at(low):.1f}" x2="{at(high):.1f}" y1="{axis_y}" y2="{axis_y}" stroke="#1f5fbf" '
+                f'<line x1="{at(low):.1f}" x2="{at(high):.1f}" y1="{axis_y}" y2="{axis_y}" stroke="{SCORE}" '
                 f'stroke-width="5" stroke-linecap="round"/>'
             )
         body.append(
-            f'<circle cx="{at(score):.1f}" cy="{axis_y}" r="6" fill="#1f5fbf" '
+            f'<circle cx="{at(score):.1f}" cy="{axis_y}" r="6" fill="{SCORE}" '
             'stroke="#fff" stroke-width="2"/>'
         )
         body.append(_text(at(score), axis_y - 12, f"GSB {score:+.3f}", extra='font-weight="600"'))
@@ -138,7 +141,7 @@ def histogram_chart(deltas: np.ndarray, measure: str, bins: int = 21) -> str:
     body.append(_text(left - 6, top + plot_height, "0", "end"))
     body.append(
         f'<line x1="{left}" x2="{width - 10}" y1="{top + plot_height}" y2="{top + plot_height}" '
-        'stroke="#9ca3af"/>'
+        f'stroke="{AXIS}"/>'
     )
     body.append(_text(left + plot_width / 2, height - 6, f"Δ {measure} per query (experimental − online)"))
     return _svg(width, height, body, f"Histogram of per-query {measure} differences")

@@ -3,13 +3,15 @@ from django.shortcuts import get_object_or_404, render
 
 from annotation.models import Campaign, Query
 from annotation.roles import can_review, role_required
+from config.routers import reads_from_replica
 from metrics.reports import CONTENT_TYPES, REPORT_FORMATS, report_filename, report_render
 from metrics.reports.data import chart_data, report_data
-from metrics.selectors_drilldown import query_drilldown
-from metrics.selectors_launch import campaign_overview, launch_report_build
+from metrics.selectors.drilldown import query_drilldown
+from metrics.selectors.launch import campaign_overview, launch_report_build
 
 
 @role_required(can_review)
+@reads_from_replica
 def overview(request, campaign_id: int):
     campaign = get_object_or_404(Campaign, pk=campaign_id)
     return render(request, "metrics/overview.html", {"overview": campaign_overview(campaign=campaign)})
@@ -24,6 +26,7 @@ def _report(campaign_id: int, model: str):
 
 
 @role_required(can_review)
+@reads_from_replica
 def comparison(request, campaign_id: int, model: str):
     report = _report(campaign_id, model)
     data = report_data(report)
@@ -38,6 +41,7 @@ def comparison(request, campaign_id: int, model: str):
 
 
 @role_required(can_review)
+@reads_from_replica
 def report_download(request, campaign_id: int, model: str, format: str):
     if format not in REPORT_FORMATS:
         raise Http404("unknown report format")
@@ -50,6 +54,7 @@ def report_download(request, campaign_id: int, model: str, format: str):
 
 
 @role_required(can_review)
+@reads_from_replica
 def query_detail(request, campaign_id: int, query_id: int):
     campaign = get_object_or_404(Campaign, pk=campaign_id)
     try:

@@ -2,10 +2,12 @@ from django.shortcuts import get_object_or_404, render
 
 from annotation.models import Campaign
 from annotation.roles import can_review, role_required
-from metrics.selectors_quality import campaign_quality
+from config.routers import reads_from_replica
+from metrics.selectors.quality import campaign_quality
 
 
 @role_required(can_review)
+@reads_from_replica
 def quality(request, campaign_id: int):
     campaign = get_object_or_404(Campaign, pk=campaign_id)
     return render(request, "metrics/quality.html", {"quality": campaign_quality(campaign=campaign)})

@@ -6,17 +6,18 @@ from django.core.exceptions import PermissionDenied
 from annotation.bundle import JudgmentRow, PreferenceRow
 from annotation.errors import TaskError, TaskErrorCode
 from annotation.models import Adjudication, Judgment, LabelRevision, RelevanceTask, SideBySideTask
+from annotation.selectors.review import review_queue, review_task
 from annotation.services.adjudication import adjudication_set
 from annotation.services.label_import import labels_import
+from annotation.task_kinds import RELEVANCE, SIDE_BY_SIDE
 from metrics.compute.aggregation import majority_verdict
-from metrics.selectors import (
+from metrics.selectors.evaluation_data import (
     aggregated_task_grades,
     campaign_models,
     campaign_queries,
     campaign_relevance_labels,
     campaign_side_by_side,
 )
-from metrics.selectors_quality import RELEVANCE, SIDE_BY_SIDE, review_queue, review_task
 
 
 def grades(campaign, annotator_grades: dict[str, int], query="q1", document="d1"):
@@ -135,10 +136,10 @@ def test_queue_puts_disputes_first_failed_gold_next_and_settled_last(campaign, r
     queue = review_queue(campaign=campaign)
     order = [(item.kind, item.task_pk) for item in queue.items]
     assert order == [
-        (RELEVANCE, wide.pk),
-        (RELEVANCE, small.pk),
-        (RELEVANCE, off_gold.pk),
-        (RELEVANCE, settled.pk),
+        (RELEVANCE.name, wide.pk),
+        (RELEVANCE.name, small.pk),
+        (RELEVANCE.name, off_gold.pk),
+        (RELEVANCE.name, settled.pk),
     ]
     assert queue.n_open == 3
     assert queue.items[0].labels == ["0", "3"]
@@ -161,8 +162,8 @@ def test_queue_flags_failed_gold_and_split_verdicts(campaign):
     )
     items = review_queue(campaign=campaign).items
     assert [(item.kind, item.disagreement, item.failed_gold) for item in items] == [
-        (SIDE_BY_SIDE, 0.5, False),
-        (RELEVANCE, 0.0, True),
+        (SIDE_BY_SIDE.name, 0.5, False),
+        (RELEVANCE.name, 0.0, True),
     ]
     assert items[0].subject == "exp"
 
@@ -195,3 +196,17 @@ def test_review_of_side_by_side_names_both_models(campaign):
     assert [doc.external_id for doc in review.online_list] == ["d1", "d2"]
     assert [doc.external_id for doc in review.experimental_list] == ["d2", "d1"]
     assert review.labels[0].shown_left == "exp"
+
+
+def test_review_keys_of_side_by_side_follow_the_lists_on_screen(campaign, client, reviewer):
+    """Online stands left, so key 1 says the left (online) list is better: verdict bad for experimental."""
+    task = SideBySideTask.objects.get(query__external_id="q1")
+    review = review_task(task=task)
+    assert [name for name, _, _ in review.lists] == ["online", "exp"]
+    assert [value for value, _ in review.choices] == ["bad", "same", "good"]
+    client.force_login(reviewer)
+    page = client.get(f"/review/side-by-side/{task.pk}/").content.decode()
+    assert page.index('value="bad"') < page.index('value="same"') < page.index('value="good"')
+    assert 'data-key="1"' in page.split('value="bad"')[1].split(">")[0]
+    client.post(f"/review/side-by-side/{task.pk}/", {"label": "bad", "reason": "left list answers it"})
+    assert Adjudication.objects.get(side_by_side_task=task).verdict == "bad"

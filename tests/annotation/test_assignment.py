@@ -7,7 +7,8 @@ from django.utils import timezone
 
 from annotation.errors import TaskError, TaskErrorCode
 from annotation.models import Assignment, RelevanceTask, SideBySideTask, SkipReason
-from annotation.selectors import annotator_campaigns, campaign_progress
+from annotation.selectors.campaigns import campaign_progress
+from annotation.selectors.workbench import annotator_campaigns
 from annotation.services.assignment import leases_expire, task_next, task_skip
 from annotation.services.labels import judgment_submit, preference_submit
 

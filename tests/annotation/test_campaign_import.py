@@ -151,7 +151,16 @@ def test_database_keeps_one_judgment_per_annotator_and_task(campaign, make_user)
         Judgment.objects.create(task=task, annotator=user, grade=1)
 
 
-@pytest.mark.parametrize(("field", "value"), [("overlap", 0), ("pool_depth", 0), ("launch_alpha", 1.5)])
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("overlap", 0),
+        ("pool_depth", 0),
+        ("launch_alpha", 1.5),
+        ("min_queries", 0),
+        ("min_coverage", 1.5),
+    ],
+)
 def test_database_rejects_impossible_campaign_settings(campaign, field, value):
     setattr(campaign, field, value)
     with pytest.raises(IntegrityError), transaction.atomic():

@@ -7,7 +7,7 @@ from django.utils import timezone
 
 from annotation.errors import TaskError, TaskErrorCode
 from annotation.models import Assignment, Judgment, LabelRevision, SkipReason
-from annotation.selectors import preference_side, task_view
+from annotation.selectors.workbench import preference_side, task_view
 from annotation.services.assignment import task_next, task_skip
 from annotation.services.labels import judgment_submit, preference_submit
 

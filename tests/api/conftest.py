@@ -5,6 +5,8 @@ from django.core.cache import cache
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from annotation.services.assignment import task_next
+
 
 @pytest.fixture(autouse=True)
 def _fast_passwords(settings):
@@ -12,8 +14,8 @@ def _fast_passwords(settings):
 
 
 @pytest.fixture(autouse=True)
-def _fresh_throttles():
-    cache.clear()  # throttle counts live in the cache; each test starts from none
+def _fresh_throttles(db):
+    cache.clear()  # throttle and sign-in counts live in the cache (a table); each test starts from none
     yield
     cache.clear()
 
@@ -45,3 +47,23 @@ def reviewer(client_for):
 @pytest.fixture
 def manager(client_for):
     return client_for("boss", "manager")
+
+
+@pytest.fixture
+def world(campaign, make_user):
+    """A user per role, the annotator holding a task; the ids and task ids of the routes' URLs."""
+    users = {role: make_user(role, role) for role in ("annotator", "reviewer", "manager")}
+    assignment = task_next(annotator=users["annotator"], campaign=campaign)
+    ids = {
+        "campaign_id": campaign.pk,
+        "assignment_id": assignment.pk,
+        "kind": "relevance",
+        "model": "exp",
+        "format": "json",
+        "query_id": campaign.queries.first().pk,
+    }
+    tasks = {
+        "relevance": assignment.relevance_task.pk,
+        "side-by-side": campaign.side_by_side_tasks.first().pk,
+    }
+    return users, ids, tasks

@@ -10,8 +10,6 @@ from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 from rest_framework.authtoken.models import Token
 
-from annotation.services.assignment import task_next
-
 README = Path(__file__).resolve().parents[2] / "README.md"
 ROLES = ("anonymous", "annotator", "reviewer", "manager")
 # Who may use a route: everyone; any signed-in user; the role (superusers hold every role; reviewer
@@ -31,6 +29,7 @@ ROUTES = [
     ("GET", "/api/docs/", "anyone", "Swagger UI"),
     ("GET", "/api/redoc/", "anyone", "ReDoc"),
     ("POST", "/api/auth/token/", "anyone", "a token for a username and password (throttled)"),
+    ("DELETE", "/api/auth/token/", "signed in", "revoke your token"),
     ("GET", "/api/campaigns/", "signed in", "campaigns (?name=)"),
     ("POST", "/api/campaigns/", "managers", "create a campaign from a bundle"),
     ("GET", "/api/campaigns/{campaign_id}/", "signed in", "a campaign; models and settings for reviewers"),
@@ -126,25 +125,6 @@ def test_every_url_is_in_the_table():
     assert not missing, f"add these to ROUTES and README.md: {missing}"
 
 
-@pytest.fixture
-def world(campaign, make_user):
-    users = {role: make_user(role, role) for role in ROLES[1:]}
-    assignment = task_next(annotator=users["annotator"], campaign=campaign)
-    ids = {
-        "campaign_id": campaign.pk,
-        "assignment_id": assignment.pk,
-        "kind": "relevance",
-        "model": "exp",
-        "format": "json",
-        "query_id": campaign.queries.first().pk,
-    }
-    tasks = {
-        "relevance": assignment.relevance_task.pk,
-        "side-by-side": campaign.side_by_side_tasks.first().pk,
-    }
-    return users, ids, tasks
-
-
 def route_url(path: str, ids: dict, tasks: dict) -> str:
     """A route with real ids: an annotator's task id is their assignment's id, a reviewer's the task's own."""
     kind = {"/review/relevance/": "relevance", "side-by-side": "side-by-side"}
@@ -174,6 +154,8 @@ def test_who_may_use_it(world, role, method, path, who):
     client = _client(role, users, api)
     if method == "PATCH":
         response = client.patch(url, "{}", content_type="application/json")
+    elif method == "DELETE":
+        response = client.delete(url)
     else:
         response = client.post(url, {}) if method == "POST" else client.get(url)
     login_redirect = response.status_code == 302 and "login/?next=" in response.get("Location", "")

@@ -114,6 +114,9 @@ def test_manager_changes_settings_and_a_deeper_pool_adds_tasks(manager, campaign
         ({"settings": {"gain": "cubic"}}, "settings.gain"),
         ({"settings": {"colour": "red"}}, "settings.colour"),
         ({"settings": {"launch_alpha": 1.5}}, "settings.launch_alpha"),
+        ({"settings": {"min_queries": 0}}, "settings.min_queries"),
+        ({"settings": {"min_queries": 2.5}}, "settings.min_queries"),
+        ({"settings": {"min_coverage": 1.2}}, "settings.min_coverage"),
         ({"name": "renamed"}, "name"),
         ({"guidelines": 3}, "guidelines"),
         ([1, 2], "(top level)"),
@@ -124,6 +127,16 @@ def test_bad_setting_changes_are_400_naming_the_field(manager, campaign, body, f
     response = manager.patch(f"/api/campaigns/{campaign.pk}/", body, format="json")
     assert response.status_code == 400 and response.json()["field"] == field
     assert manager.get(f"/api/campaigns/{campaign.pk}/").json() == before
+
+
+def test_manager_sets_the_sufficiency_thresholds(manager, campaign):
+    assert manager.get(f"/api/campaigns/{campaign.pk}/").json()["min_queries"] == 30
+    body = {"settings": {"min_queries": 12, "min_coverage": 0.75}}
+    response = manager.patch(f"/api/campaigns/{campaign.pk}/", body, format="json")
+    assert response.status_code == 200
+    assert (response.json()["min_queries"], response.json()["min_coverage"]) == (12, 0.75)
+    campaign.refresh_from_db()
+    assert (campaign.min_queries, campaign.min_coverage) == (12, 0.75)
 
 
 def test_side_by_side_shape_is_fixed_once_handed_out(manager, annotator, campaign):

@@ -7,13 +7,14 @@ import threading
 import numpy as np
 import pytest
 from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
 
 from annotation.bundle import parse_bundle
 from annotation.models import Judgment, Query, RelevanceTask
 from annotation.services.campaigns import campaign_import
-from metrics import selectors
 from metrics.columns import fetch_columns, read_beside
-from metrics.selectors import campaign_queries, campaign_relevance_labels
+from metrics.selectors import evaluation_data as selectors
+from metrics.selectors.evaluation_data import campaign_queries, campaign_relevance_labels
 
 
 @pytest.fixture
@@ -115,10 +116,19 @@ def test_judgments_of_scattered_task_ids_are_read_by_join(campaign, bundle_data,
 def test_reads_beside_on_a_second_connection_only_outside_a_transaction(campaign):
     main = threading.get_ident()
     on_postgresql = connection.vendor == "postgresql"
-    assert (read_beside(threading.get_ident)() != main) == on_postgresql
+    assert (read_beside(threading.get_ident).result() != main) == on_postgresql
     with transaction.atomic():
-        # Inside a transaction another connection would not see its writes: read here, when asked.
-        assert read_beside(threading.get_ident)() == main
+        # Inside a transaction another connection would not see its writes: read here.
+        assert read_beside(threading.get_ident).result() == main
     # The second connection sees the committed campaign.
-    (pks,) = read_beside(fetch_columns, Query.objects.filter(campaign=campaign).values_list("pk"), "i")()
+    pks_of_campaign = Query.objects.filter(campaign=campaign).values_list("pk")
+    (pks,) = read_beside(fetch_columns, pks_of_campaign, "i").result()
     assert len(pks) == 2
+
+
+def test_query_counts_see_the_columnar_read(campaign):
+    with CaptureQueriesContext(connection) as captured:
+        (pks,) = fetch_columns(Query.objects.filter(campaign=campaign).values_list("pk"), "i")
+    assert len(pks) == 2
+    assert len(captured) == 1
+    assert ("string_agg" in captured[0]["sql"]) == (connection.vendor == "postgresql")

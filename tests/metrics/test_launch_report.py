@@ -10,11 +10,11 @@ from django.core.management import CommandError, call_command
 from django.db import transaction
 
 from annotation.bundle import JudgmentRow, PreferenceRow, parse_bundle
-from annotation.models import Adjudication, SideBySideTask
+from annotation.models import Adjudication, Campaign, SideBySideTask
 from annotation.services.campaigns import campaign_import
 from annotation.services.label_import import labels_import
 from metrics.reports import report_render
-from metrics.selectors_launch import launch_report_build
+from metrics.selectors.launch import launch_report_build
 
 # q1: the online model ranks documents graded 3, 2, 3, 0, 1, 2 (linear nDCG 0.9608); the experimental model
 # puts them in the ideal order. q2: both lists identical. Side by side: Good, (identical) Same, Bad, Bad.
@@ -29,6 +29,7 @@ WORKED = {
         "gain": "linear",
         "cutoffs": [3, 6],
         "primary_measure": "ndcg@6",
+        "min_queries": 4,  # every query is judged, so the decision is shown
     },
     "models": [{"name": "online", "role": "online"}, {"name": "exp", "role": "experimental"}],
     "queries": [
@@ -97,7 +98,10 @@ def test_worked_example_numbers(worked):
 
 def test_json_has_the_agreed_shape(worked):
     data = json.loads(report_render(launch_report_build(campaign=worked), "json"))
-    assert set(data) == {"campaign", "decision", "reasons", "models", "comparisons", "agreement", "settings"}
+    assert set(data) == {
+        *("campaign", "decision", "reasons", "models", "comparisons", "agreement", "settings"),
+        *("headline", "generated_at", "fingerprint", "coverage"),
+    }
     assert data["decision"] == "no_launch"
     assert data["reasons"] and all(isinstance(reason, str) for reason in data["reasons"])
     assert data["models"]["online"]["role"] == "online"
@@ -133,6 +137,7 @@ def test_an_adjudicated_verdict_replaces_the_raw_ones(worked, make_user):
 def test_several_experimental_models_each_get_a_decision(db):
     bundle = json.loads(json.dumps(WORKED))
     bundle["models"].append({"name": "exp2", "role": "experimental"})
+    bundle["settings"] |= {"min_coverage": 0.0, "min_queries": 1}  # only q1 is labelled here
     bundle["rankings"] += [
         {**ranking, "model": "exp2"} for ranking in WORKED["rankings"] if ranking["model"] == "online"
     ]
@@ -168,6 +173,12 @@ def test_a_campaign_without_labels_reports_without_failing(campaign):
     )
 
 
+def _without_time(report_json: str) -> dict:
+    data = json.loads(report_json)
+    del data["generated_at"]
+    return data
+
+
 def command(*args) -> str:
     out = io.StringIO()
     call_command("launch_report", *args, stdout=out, stderr=io.StringIO())
@@ -181,14 +192,16 @@ def test_the_same_report_when_it_reads_on_a_second_connection(worked):
     beside = report_render(launch_report_build(campaign=worked), "json")
     with transaction.atomic():
         alone = report_render(launch_report_build(campaign=worked), "json")
-    assert beside == alone
+    assert _without_time(beside) == _without_time(alone)
     assert json.loads(beside)["agreement"]["side_by_side"]
 
 
 def test_every_format_via_the_command(worked, tmp_path):
     data = json.loads(command(str(worked.pk), "--format", "json"))
     assert data["decision"] == "no_launch"
-    assert json.loads(command("Worked example", "--model", "exp", "--format", "json")) == data
+    assert _without_time(command("Worked example", "--model", "exp", "--format", "json")) == _without_time(
+        json.dumps(data)
+    )
 
     rows = list(csv.DictReader(io.StringIO(command(worked.name, "--format", "csv"))))
     assert len(rows) == 2 * 4
@@ -226,3 +239,20 @@ def test_the_command_names_what_is_wrong(worked):
         command("no such campaign")
     with pytest.raises(CommandError, match="no experimental model 'nope'"):
         command(str(worked.pk), "--model", "nope")
+
+
+def test_the_demo_shows_a_decision_not_collecting(db, settings):
+    # Simulated work covers 27 of 40 queries; its thresholds (20 queries, 50%) let a decision show.
+    settings.DEBUG = True
+    call_command("load_demo")
+    report = launch_report_build(campaign=Campaign.objects.get(), agreement=False)
+    assert report.coverage.work.complete_queries >= 20
+    assert report.decision.outcome in ("launch", "no_launch", "inconclusive")
+
+
+def test_a_campaign_without_labels_is_collecting(campaign):
+    data = json.loads(report_render(launch_report_build(campaign=campaign, agreement=False), "json"))
+    assert data["decision"] == "collecting"
+    assert data["coverage"]["labels_outstanding"] > 0 and data["coverage"]["complete_queries"] < 30
+    assert data["fingerprint"]["labels"] == 0 and len(data["fingerprint"]["sha256"]) == 64
+    assert "provisional" in data

@@ -1,5 +1,8 @@
 """The quality dashboard and the review pages: who may see them, what they show, and their query counts."""
 
+import json
+import re
+
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -8,6 +11,8 @@ from django.urls import reverse
 from annotation.bundle import JudgmentRow, PreferenceRow
 from annotation.models import Adjudication, Document, Judgment, RelevanceTask, SideBySideTask
 from annotation.services.label_import import labels_import
+from metrics.reports import svg
+from metrics.reports.palette import PALETTE
 
 
 def label(campaign, judgments=(), preferences=()):
@@ -133,7 +138,7 @@ def test_side_by_side_final_verdict(client, campaign, disputed, make_user):
     sbs = SideBySideTask.objects.get(query__external_id="q1")
     url = reverse("annotation:review_side_by_side", args=[sbs.pk])
     page = client.get(url).content.decode()
-    assert "online" in page and "exp better" in page
+    assert "online (left) better" in page and "exp (right) better" in page
     client.post(url, {"label": "same", "reason": "a tie"})
     assert Adjudication.objects.get(side_by_side_task=sbs).verdict == "same"
 
@@ -149,3 +154,16 @@ def test_untrusted_text_is_escaped(client, campaign, make_user):
     assert "<script>alert(1)" not in page and "&lt;script&gt;alert(1)" in page
     assert "<img src=x" not in page and "<b>x</b>" not in page
     assert 'href="javascript:' not in page
+
+
+def test_chart_pages_get_the_palette_of_the_svg_charts(client, campaign, disputed, make_user):
+    client.force_login(make_user("rita", "reviewer"))
+    response = client.get(reverse("metrics:campaign_quality", args=[campaign.pk]))
+    page = response.content.decode()
+    palette = re.search(r'<script id="chart-palette" type="application/json">(.*?)</script>', page)
+    assert json.loads(palette.group(1)) == PALETTE
+    assert page.index("chart-palette") < page.index("judgeboard/plotting.js") < page.index("grade_chart.js")
+    for color in (PALETTE["good"], PALETTE["bad"], PALETTE["grid"]):
+        assert color in svg.gsb_chart(3, 1, 2, 0.2, 0.1, 0.3) + svg.means_chart(
+            ["nDCG"], [("a", [0.5], [(0.4, 0.6)])]
+        )

@@ -2,8 +2,8 @@ from django.core.management.base import BaseCommand
 
 from annotation.bundle import parse_judgment_lines
 from annotation.errors import InputError
-from annotation.management.commands._io import command_error, read_text
-from annotation.selectors import campaign_get
+from annotation.management.cli import command_error, read_text
+from annotation.selectors.campaigns import campaign_get
 from annotation.services.label_import import labels_import
 
 

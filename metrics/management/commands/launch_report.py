@@ -3,9 +3,9 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.errors import InputError
-from annotation.selectors import campaign_get
+from annotation.selectors.campaigns import campaign_get
 from metrics.reports import REPORT_FORMATS, report_render
-from metrics.selectors_launch import launch_report_build
+from metrics.selectors.launch import launch_report_build
 
 
 class Command(BaseCommand):

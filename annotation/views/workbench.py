@@ -1,47 +1,31 @@
-"""The annotator's workbench and the manager's progress page; each view parses, calls one service, renders."""
+"""The annotator's workbench: the current task, a label's POST, a skip; each view parses, calls one service,
+renders."""
 
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpResponse
+from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
-from annotation import selectors
 from annotation.errors import TaskError
 from annotation.forms import JudgmentForm, PreferenceForm, SkipForm
 from annotation.models import Assignment, Campaign
-from annotation.roles import Role, can_review, role_required, user_has_role
+from annotation.roles import can_annotate, role_required
+from annotation.selectors import workbench as selectors
 from annotation.services import assignment as assignment_services
 from annotation.services.labels import judgment_submit, preference_submit
+from annotation.task_kinds import RELEVANCE
 
 # Where the page a workbench request answered with lives: a label's POST may answer with the next task.
 WORKBENCH_LOCATION = "X-Workbench-Location"
 
 
-def can_annotate(user) -> bool:
-    return user_has_role(user, Role.ANNOTATOR)
-
-
-@require_GET
-def healthz(request):
-    return HttpResponse("ok", content_type="text/plain")
-
-
-@login_required
-def home(request):
-    context = {
-        "campaigns": selectors.annotator_campaigns(annotator=request.user),
-        "can_annotate": can_annotate(request.user),
-        "can_review": can_review(request.user),
-    }
-    return render(request, "annotation/home.html", context)
-
-
 def _render_task(request, assignment: Assignment):
     view = selectors.task_view(assignment=assignment)
-    template = "annotation/work_relevance.html" if view["kind"] == "relevance" else "annotation/work_gsb.html"
+    template = (
+        "annotation/work_relevance.html" if view["kind"] == RELEVANCE.name else "annotation/work_gsb.html"
+    )
     return render(request, template, {"task": view, "skip_reasons": SkipForm.base_fields["reason"].choices})
 
 
@@ -128,11 +112,3 @@ def task_skip(request, campaign_id: int, assignment_id: int):
     except TaskError as error:
         messages.error(request, str(error))
     return redirect("annotation:work", campaign_id)
-
-
-@role_required(can_review)
-@require_GET
-def progress(request, campaign_id: int):
-    campaign = get_object_or_404(Campaign, pk=campaign_id)
-    context = {"campaign": campaign, "progress": selectors.campaign_progress(campaign=campaign)}
-    return render(request, "annotation/progress.html", context)

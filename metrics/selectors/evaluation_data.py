@@ -6,7 +6,7 @@ wants them: queries, tasks and annotators as 0-based indices.
 Nothing here depends on the number of queries or labels for its query count.
 """
 
-from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass
 
 import numpy as np
@@ -168,17 +168,17 @@ def campaign_models(*, campaign: Campaign) -> list[CampaignModel]:
 
 def campaign_relevance_labels(*, campaign: Campaign, queries: CampaignQueries) -> RelevanceLabels:
     """`campaign_relevance_labels_later`, waited for."""
-    return campaign_relevance_labels_later(campaign=campaign, queries=queries)()
+    return campaign_relevance_labels_later(campaign=campaign, queries=queries).result()
 
 
 def campaign_relevance_labels_later(
     *, campaign: Campaign, queries: CampaignQueries
-) -> Callable[[], RelevanceLabels]:
+) -> Future[RelevanceLabels]:
     """Tasks (with their gold grades), adjudicated grades and judgments (with their seconds) in three queries
     of integer ids and numbers; the judgments' tasks are matched to the tasks by id in NumPy.
 
     The tasks and adjudications are read now; the judgments, the largest read, start on a second connection
-    where they can run beside the caller's next reads (`read_beside`): call the result to get the labels.
+    where they can run beside the caller's next reads (`read_beside`), and are matched to the tasks there.
     """
     task_pk, task_query_pk, task_document, gold_grade = fetch_columns(
         RelevanceTask.objects.filter(campaign=campaign)
@@ -200,12 +200,10 @@ def campaign_relevance_labels_later(
         judgments = judgments.filter(task__gte=int(task_pk[0]), task__lte=int(task_pk[-1]))
     else:
         judgments = judgments.filter(task__campaign=campaign)
-    pending = read_beside(
-        fetch_columns, judgments.values_list("task_id", "annotator_id", "grade", "seconds_spent"), "iiif"
-    )
+    judgment_rows = judgments.values_list("task_id", "annotator_id", "grade", "seconds_spent")
 
     def labels() -> RelevanceLabels:
-        judgment_task_pk, annotator_pk, grade, seconds = pending()
+        judgment_task_pk, annotator_pk, grade, seconds = fetch_columns(judgment_rows, "iiif")
         # The tasks and their judgments are separate reads (on two connections), so a task pooled between
         # them may have judgments but no row: those are left out rather than matched to a neighbouring task.
         judgment_task, known = sorted_find(task_pk, judgment_task_pk)
@@ -229,7 +227,7 @@ def campaign_relevance_labels_later(
             ),
         )
 
-    return labels
+    return read_beside(labels)
 
 
 def campaign_ranking_rows(
@@ -333,7 +331,7 @@ def campaign_evaluation_data(*, campaign: Campaign) -> CampaignEvaluationData:
         campaign=campaign,
         queries=queries,
         models=models,
-        relevance=relevance(),
+        relevance=relevance.result(),
         rankings=rankings,
         side_by_side=side_by_side,
         preferences=preferences,

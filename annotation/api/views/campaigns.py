@@ -1,4 +1,4 @@
-"""API: tokens and campaigns (list, detail, create from a bundle, run uploads, models, queries, progress)."""
+"""API: campaigns (list, detail, create from a bundle, run uploads, models, queries, progress)."""
 
 import tempfile
 
@@ -7,14 +7,11 @@ from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, extend_schema
 from rest_framework import generics, serializers, status
-from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.parsers import MultiPartParser
-from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
-from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
-from annotation.api import selectors as api_selectors
 from annotation.api.exceptions import BodyLimitMixin, PayloadTooLarge
 from annotation.api.parsers import BoundedJSONParser
 from annotation.api.permissions import IsManager, IsReviewer
@@ -27,39 +24,17 @@ from annotation.api.serializers import (
     RankingModelSerializer,
     RunUploadedSerializer,
     RunUploadSerializer,
-    TokenRequestSerializer,
-    TokenSerializer,
 )
 from annotation.bundle import SETTING_DEFAULTS, load_run, parse_bundle, parse_campaign_change
 from annotation.errors import InputError, InputErrorCode
 from annotation.models import Campaign, RankingModel
 from annotation.roles import can_review
-from annotation.selectors import campaign_progress
+from annotation.selectors import campaigns as campaign_selectors
 from annotation.services.campaigns import campaign_change, campaign_import, model_rankings_replace
-from annotation.services.tokens import token_get_or_create
 
 
 def campaign_or_404(campaign_id: int) -> Campaign:
     return get_object_or_404(Campaign, pk=campaign_id)
-
-
-@extend_schema(
-    tags=["auth"],
-    request=TokenRequestSerializer,
-    responses={200: TokenSerializer},
-    description="A token for `Authorization: Token <token>`; throttled (settings `LOGIN_THROTTLE_RATE`).",
-)
-class TokenView(BodyLimitMixin, ObtainAuthToken):
-    authentication_classes = []
-    permission_classes = [AllowAny]
-    throttle_classes = [ScopedRateThrottle]
-    throttle_scope = "login"
-
-    def post(self, request, *args, **kwargs):
-        credentials = self.get_serializer(data=request.data)
-        credentials.is_valid(raise_exception=True)
-        token = token_get_or_create(user=credentials.validated_data["user"])
-        return Response({"token": token.key})
 
 
 # --- Campaigns --------------------------------------------------------------------------------------------
@@ -91,7 +66,7 @@ class CampaignListView(BodyLimitMixin, generics.ListAPIView):
     def get_queryset(self):
         filters = CampaignFilter(data=self.request.query_params)
         filters.is_valid(raise_exception=True)
-        return api_selectors.campaign_list(**filters.validated_data)
+        return campaign_selectors.campaign_list(**filters.validated_data)
 
     @extend_schema(
         tags=["campaigns"], parameters=[CampaignFilter], responses={200: CampaignSerializer(many=True)}
@@ -182,7 +157,7 @@ class ModelListView(generics.ListAPIView):
         filters = ModelFilter(data=self.request.query_params)
         filters.is_valid(raise_exception=True)
         campaign = campaign_or_404(self.kwargs["campaign_id"])
-        return api_selectors.ranking_model_list(campaign=campaign, **filters.validated_data)
+        return campaign_selectors.ranking_model_list(campaign=campaign, **filters.validated_data)
 
 
 class QueryFilter(serializers.Serializer):
@@ -199,7 +174,7 @@ class QueryListView(generics.ListAPIView):
         filters = QueryFilter(data=self.request.query_params)
         filters.is_valid(raise_exception=True)
         campaign = campaign_or_404(self.kwargs["campaign_id"])
-        return api_selectors.query_list(campaign=campaign, **filters.validated_data)
+        return campaign_selectors.query_list(campaign=campaign, **filters.validated_data)
 
 
 class RunUploadView(BodyLimitMixin, APIView):
@@ -217,7 +192,7 @@ class RunUploadView(BodyLimitMixin, APIView):
         campaign = campaign_or_404(campaign_id)
         upload = RunUploadSerializer(data=request.data)
         upload.is_valid(raise_exception=True)
-        model = api_selectors.ranking_model_get(campaign=campaign, name=upload.validated_data["model"])
+        model = campaign_selectors.ranking_model_get(campaign=campaign, name=upload.validated_data["model"])
         if model is None:
             raise InputError(InputErrorCode.UNKNOWN_MODEL, "no such model in this campaign", field="model")
         run = _read_run(upload.validated_data["file"])
@@ -245,5 +220,5 @@ class ProgressView(APIView):
 
     @extend_schema(tags=["campaigns"], responses={200: CampaignProgressSerializer})
     def get(self, request, campaign_id: int):
-        progress = campaign_progress(campaign=campaign_or_404(campaign_id))
+        progress = campaign_selectors.campaign_progress(campaign=campaign_or_404(campaign_id))
         return Response(CampaignProgressSerializer(progress).data)

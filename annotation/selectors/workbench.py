@@ -1,26 +1,10 @@
-"""Reads of the annotation domain: a few queries each, returning rows or plain data."""
+"""The annotator's workbench: which tasks an annotator may be handed, progress, what a task page shows."""
 
-from collections.abc import Iterator
-from dataclasses import dataclass
-from urllib.parse import urlsplit
-
-from django.contrib.auth import get_user_model
-from django.db import models
-from django.db.models import (
-    Count,
-    Exists,
-    F,
-    OuterRef,
-    Q,
-    QuerySet,
-    Subquery,
-    Sum,
-)
-from django.db.models.functions import Coalesce, Greatest
+from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Subquery
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from annotation.errors import InputError
-from annotation.errors import InputErrorCode as Code
+from annotation.links import is_web_url
 from annotation.models import (
     Assignment,
     Campaign,
@@ -30,109 +14,12 @@ from annotation.models import (
     Preference,
     Ranking,
     RankingModel,
-    RelevanceTask,
-    SideBySideTask,
     Verdict,
 )
-
-
-def campaign_get(*, identifier: str | int) -> Campaign:
-    """A campaign by its id or its exact name."""
-    text = str(identifier)
-    campaign = Campaign.objects.filter(pk=int(text)).first() if text.isdigit() else None
-    campaign = campaign or Campaign.objects.filter(name=text).first()
-    if campaign is None:
-        raise InputError(Code.UNKNOWN_CAMPAIGN, f"no campaign with id or name {text!r}", field="campaign")
-    return campaign
-
-
-def campaign_labels_export(*, campaign: Campaign) -> Iterator[dict]:
-    """Every raw label of a campaign as the JSONL objects `import_judgments` reads (a lossless round trip)."""
-    judgments = (
-        Judgment.objects.filter(task__campaign=campaign)
-        .order_by("task__query__external_id", "task__document__external_id", "annotator__username")
-        .values_list(
-            "annotator__username",
-            "task__query__external_id",
-            "task__document__external_id",
-            "grade",
-            "comment",
-            "seconds_spent",
-        )
-    )
-    for annotator, query, document, grade, comment, seconds in judgments.iterator(chunk_size=5000):
-        row = {"annotator": annotator, "query": query, "document": document, "grade": grade}
-        yield _with_optional(row, comment, seconds)
-    preferences = (
-        Preference.objects.filter(task__campaign=campaign)
-        .order_by("task__query__external_id", "task__experimental_model__name", "annotator__username")
-        .values_list(
-            "annotator__username",
-            "task__query__external_id",
-            "task__experimental_model__name",
-            "verdict",
-            "strength",
-            "experimental_on_left",
-            "comment",
-            "seconds_spent",
-        )
-    )
-    for annotator, query, model, verdict, strength, on_left, comment, seconds in preferences.iterator(
-        chunk_size=5000
-    ):
-        row = {"annotator": annotator, "query": query, "model": model, "verdict": verdict}
-        if strength is not None:
-            row["strength"] = strength
-        row["experimental_side"] = "left" if on_left else "right"
-        yield _with_optional(row, comment, seconds)
-
-
-def _with_optional(row: dict, comment: str, seconds: float | None) -> dict:
-    if comment:
-        row["comment"] = comment
-    if seconds is not None:
-        row["seconds_spent"] = seconds
-    return row
-
-
-# --- The annotator's workbench ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class TaskKind:
-    """What differs between relevance and side-by-side tasks when handing them out."""
-
-    name: str
-    model: type[models.Model]
-    label_model: type[models.Model]
-    assignment_field: str
-    overlap_field: str
-
-    @property
-    def is_side_by_side(self) -> bool:
-        return self.model is SideBySideTask
-
-    def overlap(self, campaign: Campaign) -> int:
-        """How many annotators each task of this kind goes to in the campaign."""
-        return getattr(campaign, self.overlap_field)
-
-
-RELEVANCE = TaskKind("relevance", RelevanceTask, Judgment, "relevance_task", "overlap")
-SIDE_BY_SIDE = TaskKind("side_by_side", SideBySideTask, Preference, "side_by_side_task", "gsb_overlap")
-TASK_KINDS = (RELEVANCE, SIDE_BY_SIDE)  # the order tasks are handed out in
+from annotation.task_kinds import RELEVANCE, TASK_KINDS, TaskKind, assignment_task, kind_named
 
 # Keys for grades outside 0-9; none of g s u c m, which the workbench uses.
 GRADE_LETTER_KEYS = "xzvbnqwertyiop"
-
-
-def task_kind(task) -> TaskKind:
-    return SIDE_BY_SIDE if isinstance(task, SideBySideTask) else RELEVANCE
-
-
-def assignment_task(assignment: Assignment) -> tuple[TaskKind, int]:
-    """The kind and id of the task an assignment holds, without fetching the task."""
-    kind = SIDE_BY_SIDE if assignment.side_by_side_task_id else RELEVANCE
-    return kind, getattr(assignment, f"{kind.assignment_field}_id")
 
 
 def row_count(queryset, field: str):
@@ -252,15 +139,38 @@ def assignment_previous(*, annotator, campaign: Campaign, before: Assignment) ->
     return previous.order_by("-finished_at").first()
 
 
-def _is_web_url(url: str) -> bool:
-    return urlsplit(url.strip()).scheme.lower() in {"http", "https"}
+def assignment_list(
+    *, annotator, campaign_id: int | None = None, status: str = "", kind: str = ""
+) -> QuerySet[Assignment]:
+    """The annotator's own tasks, newest first."""
+    assignments = Assignment.objects.filter(annotator=annotator).select_related(
+        "relevance_task__query", "side_by_side_task__query"
+    )
+    if campaign_id is not None:
+        assignments = assignments.filter(
+            Q(relevance_task__campaign_id=campaign_id) | Q(side_by_side_task__campaign_id=campaign_id)
+        )
+    if status:
+        assignments = assignments.filter(status=status)
+    if kind:
+        assignments = assignments.filter(**{f"{kind_named(kind).assignment_field}__isnull": False})
+    return assignments.order_by("-leased_at", "-pk")
+
+
+def assignment_of(*, annotator, pk: int) -> Assignment | None:
+    """One of the annotator's own tasks; None for anyone else's."""
+    return (
+        Assignment.objects.filter(pk=pk, annotator=annotator)
+        .select_related("relevance_task__campaign", "side_by_side_task__campaign")
+        .first()
+    )
 
 
 def _document_view(document: Document) -> dict:
     return {
         "title": document.title or "(no title)",
         "url": document.url,
-        "is_link": _is_web_url(document.url),
+        "is_link": is_web_url(document.url),
         "body": document.body,
     }
 
@@ -332,58 +242,3 @@ def preference_side(*, verdict: str, experimental_on_left: bool) -> str:
         return "same"
     experimental_side, online_side = ("left", "right") if experimental_on_left else ("right", "left")
     return experimental_side if verdict == Verdict.GOOD else online_side
-
-
-def campaign_progress(*, campaign: Campaign) -> dict:
-    """Per annotator: labels done, leases live, skips; and per kind: tasks and labels still needed."""
-    now = timezone.now()
-    rows: dict[int, dict] = {}
-
-    def row(pk: int) -> dict:
-        return rows.setdefault(pk, {"judgments": 0, "preferences": 0, "in_progress": 0, "skipped": 0})
-
-    for label_model, key in ((Judgment, "judgments"), (Preference, "preferences")):
-        counts = (
-            label_model.objects.filter(task__campaign=campaign)
-            .order_by()
-            .values("annotator")
-            .annotate(n=Count("pk"))
-        )
-        for item in counts:
-            row(item["annotator"])[key] = item["n"]
-    assignments = (
-        Assignment.objects.filter(campaign=campaign)
-        .order_by()
-        .values("annotator")
-        .annotate(
-            skipped=Count("pk", filter=Q(status=Assignment.Status.SKIPPED)),
-            live=Count("pk", filter=Q(status=Assignment.Status.LEASED, expires_at__gt=now)),
-        )
-    )
-    for item in assignments:
-        row(item["annotator"]).update(in_progress=item["live"], skipped=item["skipped"])
-    names = dict(get_user_model().objects.filter(pk__in=rows).values_list("pk", "username"))
-    annotators = sorted(
-        (
-            {"username": names[pk], **counts, "done": counts["judgments"] + counts["preferences"]}
-            for pk, counts in rows.items()
-        ),
-        key=lambda item: item["username"],
-    )
-    kinds = []
-    for kind in TASK_KINDS:
-        overlap = kind.overlap(campaign)
-        tasks = kind.model.objects.filter(campaign=campaign)
-        automatic = 0
-        if kind.is_side_by_side and campaign.auto_same_identical:
-            automatic = tasks.filter(lists_identical=True).count()
-            tasks = tasks.filter(lists_identical=False)
-        labels = row_count(kind.label_model.objects.filter(task=OuterRef("pk")), "task")
-        totals = tasks.annotate(n=labels).aggregate(
-            tasks=Count("pk"),
-            complete=Count("pk", filter=Q(n__gte=overlap)),
-            labels_left=Sum(Greatest(overlap - F("n"), 0)),
-        )
-        kinds.append({"name": kind.name, "overlap": overlap, "automatic_same": automatic, **totals})
-        kinds[-1]["labels_left"] = kinds[-1]["labels_left"] or 0
-    return {"annotators": annotators, "kinds": kinds}

@@ -7,8 +7,8 @@ from django.views.decorators.http import require_http_methods
 from annotation.errors import TaskError
 from annotation.models import Campaign, RelevanceTask, SideBySideTask
 from annotation.roles import can_review, role_required
+from annotation.selectors.review import review_queue, review_task
 from annotation.services.adjudication import adjudication_set
-from metrics.selectors_quality import review_queue, review_task
 
 
 @role_required(can_review)

@@ -3,9 +3,10 @@ import json
 from django.core.management.base import BaseCommand
 
 from annotation.errors import InputError
-from annotation.management.commands._io import command_error
-from annotation.selectors import campaign_get, campaign_labels_export
-from metrics.selectors import campaign_aggregated_labels
+from annotation.management.cli import command_error
+from annotation.selectors.campaigns import campaign_get
+from annotation.selectors.labels import campaign_labels_export
+from metrics.selectors.evaluation_data import campaign_aggregated_labels
 from trec.files import write_qrels
 
 

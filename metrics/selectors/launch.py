@@ -1,31 +1,34 @@
 """Reads for launch decisions: the launch report and the campaign overview (a query's drill-down:
-`selectors_drilldown`).
+`metrics.selectors.drilldown`).
 
 Everything is fetched by `campaign_evaluation_data` (a fixed number of queries), laid out as NumPy arrays
 and handed to `metrics.compute`: no query per query, label or model.
 """
 
+import hashlib
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime
 
 import numpy as np
 from django.db.models import Count
 from django.db.models.functions import TruncDate
+from django.utils import timezone
 
 from annotation.models import Campaign, Judgment, Preference, RankingModel
-from annotation.selectors import campaign_progress
-from metrics.compute.decision import Decision, LaunchRule, decide
+from annotation.selectors.campaigns import campaign_progress
+from metrics.compute.decision import Coverage as WorkCoverage
+from metrics.compute.decision import Decision, LaunchRule, decide, work_coverage
 from metrics.compute.gsb import GSBSummary, gsb_by_segment, gsb_summary
 from metrics.compute.labels import sorted_find
 from metrics.compute.ranking import Gain, RankingSettings, evaluate_ranked, parse_measure, weighted_mean
 from metrics.compute.significance import PairedComparison, paired_comparisons
-from metrics.selectors import (
+from metrics.selectors.evaluation_data import (
     CampaignEvaluationData,
     CampaignQueries,
     aggregated_task_grades,
     campaign_evaluation_data,
 )
-from metrics.selectors_quality import CampaignQuality, campaign_quality_later
+from metrics.selectors.quality import CampaignQuality, campaign_quality_later
 
 LOSING_QUERIES = 10
 SEED = 0
@@ -81,6 +84,7 @@ class Coverage:
     side_by_side_tasks: int
     identical_tasks: int
     verdicts: int
+    work: WorkCoverage  # tasks complete at their overlap, which the decision waits for
 
 
 @dataclass(frozen=True)
@@ -96,6 +100,8 @@ class LaunchReport:
     model: str | None  # the experimental model the top-level decision is about
     agreement: CampaignQuality | None
     coverage: Coverage
+    generated_at: datetime
+    fingerprint: dict  # {"labels": count, "sha256": hash of every label}: tells two label sets apart
 
     @property
     def comparison(self) -> Comparison | None:
@@ -134,6 +140,8 @@ def report_settings(campaign: Campaign) -> dict:
         "primary_measure": str(parse_measure(campaign.primary_measure)),
         "launch_min_gsb": campaign.launch_min_gsb,
         "launch_alpha": campaign.launch_alpha,
+        "min_queries": campaign.min_queries,
+        "min_coverage": campaign.min_coverage,
     }
 
 
@@ -256,6 +264,51 @@ def _losing_queries(queries: CampaignQueries, evaluated, online, experimental) -
     ]
 
 
+def _label_fingerprint(data: CampaignEvaluationData) -> dict:
+    """The number of labels and a SHA-256 over every label (relevance, side by side, adjudicated), in the
+    fixed order the selectors fetch them."""
+    relevance, sbs = data.relevance, data.side_by_side
+    columns = (
+        relevance.task_pk[relevance.judgment_task],
+        relevance.annotator_pk[relevance.judgment_annotator],
+        relevance.judgment_grade,
+        relevance.adjudication.task,
+        relevance.adjudication.label,
+        data.preferences.task_pk,
+        data.preferences.annotator_pk,
+        data.preferences.verdict,
+        data.preferences.strength,
+        sbs.adjudication.task,
+        sbs.adjudication.label,
+    )
+    digest = hashlib.sha256()
+    for column in columns:
+        array = np.ascontiguousarray(np.asarray(column, dtype=float))
+        digest.update(np.int64(array.size).tobytes() + array.tobytes())
+    labels = relevance.judgment_task.size + data.preferences.task_pk.size
+    labels += len(relevance.adjudication.task) + len(sbs.adjudication.task)
+    return {"labels": int(labels), "sha256": digest.hexdigest()}
+
+
+def _work_coverage(data: CampaignEvaluationData) -> WorkCoverage:
+    relevance, sbs, campaign = data.relevance, data.side_by_side, data.campaign
+    relevance_settled = np.zeros(relevance.n_tasks, dtype=bool)
+    relevance_settled[np.asarray(relevance.adjudication.task, dtype=np.int64)] = True
+    sbs_settled = sbs.task_identical & campaign.auto_same_identical
+    sbs_settled[np.asarray(sbs.adjudication.task, dtype=np.int64)] = True
+    return work_coverage(
+        n_queries=len(data.queries),
+        relevance_query=relevance.task_query,
+        relevance_labels=np.bincount(relevance.judgment_task, minlength=relevance.n_tasks),
+        relevance_settled=relevance_settled,
+        overlap=campaign.overlap,
+        side_by_side_query=sbs.task_query,
+        side_by_side_labels=np.bincount(sbs.preference_task, minlength=sbs.task_query.size),
+        side_by_side_settled=sbs_settled,
+        side_by_side_overlap=campaign.gsb_overlap,
+    )
+
+
 def launch_report_build(
     *,
     campaign: Campaign,
@@ -298,7 +351,10 @@ def launch_report_build(
         alpha=campaign.launch_alpha,
         primary_measure=primary,
         guarded_measures=tuple(f"nDCG@{cutoff}" for cutoff in sorted(campaign.cutoffs)),
+        min_queries=campaign.min_queries,
+        min_coverage=campaign.min_coverage,
     )
+    work = _work_coverage(data)
     comparisons = {}
     for index, scores in enumerate(models):
         if scores.is_online or online is None:
@@ -328,7 +384,7 @@ def launch_report_build(
             gsb_segments=gsb_by_segment(
                 query, verdict, segment_of_query=data.queries.segment, **gsb_arguments
             ),
-            decision=decide(rule, gsb=gsb, deltas=deltas),
+            decision=decide(rule, gsb=gsb, deltas=deltas, coverage=work),
             losing_queries=_losing_queries(
                 data.queries, layout.evaluated, online.per_query[primary], scores.per_query[primary]
             ),
@@ -344,6 +400,7 @@ def launch_report_build(
         side_by_side_tasks=int(sbs.task_query.size),
         identical_tasks=int(sbs.task_identical.sum()),
         verdicts=int(sbs.preference_task.size),
+        work=work,
     )
     return LaunchReport(
         campaign=campaign,
@@ -355,8 +412,10 @@ def launch_report_build(
         models=models,
         comparisons=comparisons,
         model=model or (experimental[0] if comparisons else None),
-        agreement=quality() if quality else None,
+        agreement=quality.result() if quality else None,
         coverage=coverage,
+        generated_at=timezone.now(),
+        fingerprint=_label_fingerprint(data),
     )
 
 

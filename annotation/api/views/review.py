@@ -8,7 +8,6 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.api import selectors as api_selectors
 from annotation.api.exceptions import BodyLimitMixin
 from annotation.api.permissions import IsReviewer
 from annotation.api.serializers import (
@@ -17,22 +16,26 @@ from annotation.api.serializers import (
     ReviewTaskSerializer,
     RevisionSerializer,
 )
-from annotation.api.views import campaign_or_404
+from annotation.api.views.campaigns import campaign_or_404
 from annotation.models import RelevanceTask
+from annotation.selectors.review import label_history, review_queue, review_task, review_task_get
 from annotation.services.adjudication import adjudication_set
-from metrics.selectors_quality import review_queue, review_task
+from annotation.task_kinds import TASK_KINDS, kind_of_slug
 
 REVIEWER = [IsAuthenticated, IsReviewer]
-# URL spelling -> TaskKind name
-KINDS = {"relevance": "relevance", "side-by-side": "side_by_side"}
 KIND_PARAMETER = OpenApiParameter(
-    "kind", str, OpenApiParameter.PATH, enum=list(KINDS), description="The kind of task."
+    "kind",
+    str,
+    OpenApiParameter.PATH,
+    enum=[kind.slug for kind in TASK_KINDS],
+    description="The kind of task",
 )
 QUEUE_LIMIT = 1000
 
 
 def _task(kind: str, task_id: int):
-    task = api_selectors.review_task_get(kind=KINDS[kind], pk=task_id) if kind in KINDS else None
+    task_kind = kind_of_slug(kind)
+    task = review_task_get(kind=task_kind, pk=task_id) if task_kind else None
     if task is None:
         raise Http404("No such task.")
     return task
@@ -94,4 +97,4 @@ class HistoryView(generics.ListAPIView):
     serializer_class = RevisionSerializer
 
     def get_queryset(self):
-        return api_selectors.label_history(task=_task(self.kwargs["kind"], self.kwargs["task_id"]))
+        return label_history(task=_task(self.kwargs["kind"], self.kwargs["task_id"]))

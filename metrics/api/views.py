@@ -13,12 +13,13 @@ from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.views import APIView
 
 from annotation.api.permissions import IsReviewer
-from annotation.api.views import campaign_or_404
+from annotation.api.views.campaigns import campaign_or_404
 from annotation.errors import InputError, InputErrorCode
-from annotation.selectors import campaign_labels_export
+from annotation.selectors.labels import campaign_labels_export
+from config.routers import reads_from_replica, replica_stream
 from metrics.reports.text import report_json
-from metrics.selectors import campaign_aggregated_labels
-from metrics.selectors_launch import launch_report_build
+from metrics.selectors.evaluation_data import campaign_aggregated_labels
+from metrics.selectors.launch import launch_report_build
 from trec.files import write_qrels
 
 REVIEWER = [IsAuthenticated, IsReviewer]
@@ -55,8 +56,9 @@ class JudgmentsExportView(APIView):
             ),
         },
     )
+    @reads_from_replica
     def get(self, request, campaign_id: int):
-        rows = campaign_labels_export(campaign=campaign_or_404(campaign_id))
+        rows = replica_stream(campaign_labels_export(campaign=campaign_or_404(campaign_id)))
         lines = (json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
         response = StreamingHttpResponse(lines, content_type="application/x-ndjson; charset=utf-8")
         response["Content-Disposition"] = f'attachment; filename="campaign-{campaign_id}-judgments.jsonl"'
@@ -75,6 +77,7 @@ class QrelsExportView(APIView):
             ),
         },
     )
+    @reads_from_replica
     def get(self, request, campaign_id: int):
         labels = campaign_aggregated_labels(campaign=campaign_or_404(campaign_id))
         out = io.StringIO()
@@ -102,6 +105,7 @@ class LaunchReportView(APIView):
         description="Every model's measures with intervals, each experimental model against the online one "
         "(deltas, GSB, significance), the launch decision and its reasons, label agreement.",
     )
+    @reads_from_replica
     def get(self, request, campaign_id: int):
         query = ReportFilter(data=request.query_params)
         query.is_valid(raise_exception=True)

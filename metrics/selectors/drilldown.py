@@ -6,8 +6,12 @@ import numpy as np
 
 from annotation.models import Campaign, Document, Query
 from metrics.compute.ranking import evaluate_ranked
-from metrics.selectors import aggregated_task_grades, campaign_evaluation_data, evaluation_depth
-from metrics.selectors_launch import ranking_settings, report_measures
+from metrics.selectors.evaluation_data import (
+    aggregated_task_grades,
+    campaign_evaluation_data,
+    evaluation_depth,
+)
+from metrics.selectors.launch import ranking_settings, report_measures
 
 
 @dataclass(frozen=True)

@@ -9,28 +9,27 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.api import selectors as api_selectors
 from annotation.api.exceptions import BodyLimitMixin, ErrorSerializer
 from annotation.api.permissions import IsAnnotator
 from annotation.api.serializers import (
-    TASK_KINDS,
     AssignmentSerializer,
     LabelRequestSerializer,
     LabelSerializer,
     SkipRequestSerializer,
     TaskSerializer,
 )
-from annotation.api.views import campaign_or_404
+from annotation.api.views.campaigns import campaign_or_404
 from annotation.models import Assignment
-from annotation.selectors import task_view
+from annotation.selectors.workbench import assignment_list, assignment_of, task_view
 from annotation.services.assignment import task_next, task_skip
 from annotation.services.labels import judgment_submit, preference_submit
+from annotation.task_kinds import KIND_NAMES, RELEVANCE, SIDE_BY_SIDE
 
 ANNOTATOR = [IsAuthenticated, IsAnnotator]
 
 
 def _own_assignment(request, task_id: int) -> Assignment:
-    assignment = api_selectors.assignment_of(annotator=request.user, pk=task_id)
+    assignment = assignment_of(annotator=request.user, pk=task_id)
     if assignment is None:
         raise Http404("No such task of yours.")
     return assignment
@@ -56,7 +55,7 @@ class NextTaskView(APIView):
 class TaskFilter(serializers.Serializer):
     campaign = serializers.IntegerField(required=False, min_value=1)
     status = serializers.ChoiceField(choices=Assignment.Status.values, required=False, default="")
-    kind = serializers.ChoiceField(choices=TASK_KINDS, required=False, default="")
+    kind = serializers.ChoiceField(choices=KIND_NAMES, required=False, default="")
 
 
 @extend_schema(tags=["tasks"], parameters=[TaskFilter])
@@ -70,7 +69,7 @@ class TaskListView(generics.ListAPIView):
         filters = TaskFilter(data=self.request.query_params)
         filters.is_valid(raise_exception=True)
         data = filters.validated_data
-        return api_selectors.assignment_list(
+        return assignment_list(
             annotator=self.request.user,
             campaign_id=data.get("campaign"),
             status=data["status"],
@@ -115,7 +114,7 @@ class JudgmentView(BodyLimitMixin, APIView):
         }
         if relevance:
             judgment, created = judgment_submit(task=assignment.relevance_task, grade=data["grade"], **common)
-            body = {"kind": "relevance", "grade": judgment.grade}
+            body = {"kind": RELEVANCE.name, "grade": judgment.grade}
         else:
             preference, created = preference_submit(
                 task=assignment.side_by_side_task,
@@ -123,7 +122,7 @@ class JudgmentView(BodyLimitMixin, APIView):
                 strength=data.get("strength"),
                 **common,
             )
-            body = {"kind": "side_by_side", "verdict": data["verdict"], "strength": preference.strength}
+            body = {"kind": SIDE_BY_SIDE.name, "verdict": data["verdict"], "strength": preference.strength}
         body.update(id=assignment.pk, comment=data["comment"])
         return Response(
             LabelSerializer(body).data, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK

@@ -1,0 +1,1 @@
+"""API views of the annotation app, one module a concern."""

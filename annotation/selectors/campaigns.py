@@ -1,0 +1,100 @@
+"""Campaign reads: one campaign, the API's lists, and a campaign's progress per annotator and task kind."""
+
+from django.contrib.auth import get_user_model
+from django.db.models import Count, F, OuterRef, Q, QuerySet, Sum
+from django.db.models.functions import Greatest
+from django.utils import timezone
+
+from annotation.errors import InputError
+from annotation.errors import InputErrorCode as Code
+from annotation.models import Assignment, Campaign, Judgment, Preference, Query, RankingModel
+from annotation.selectors.workbench import row_count
+from annotation.task_kinds import TASK_KINDS
+
+
+def campaign_get(*, identifier: str | int) -> Campaign:
+    """A campaign by its id or its exact name."""
+    text = str(identifier)
+    campaign = Campaign.objects.filter(pk=int(text)).first() if text.isdigit() else None
+    campaign = campaign or Campaign.objects.filter(name=text).first()
+    if campaign is None:
+        raise InputError(Code.UNKNOWN_CAMPAIGN, f"no campaign with id or name {text!r}", field="campaign")
+    return campaign
+
+
+def campaign_list(*, name: str = "") -> QuerySet[Campaign]:
+    campaigns = Campaign.objects.order_by("-created_at", "-pk")
+    return campaigns.filter(name__icontains=name) if name else campaigns
+
+
+def ranking_model_list(*, campaign: Campaign, role: str = "", name: str = "") -> QuerySet[RankingModel]:
+    models = RankingModel.objects.filter(campaign=campaign).order_by("role", "name")
+    if role:
+        models = models.filter(role=role)
+    return models.filter(name__icontains=name) if name else models
+
+
+def ranking_model_get(*, campaign: Campaign, name: str) -> RankingModel | None:
+    return RankingModel.objects.filter(campaign=campaign, name=name).first()
+
+
+def query_list(*, campaign: Campaign, segment: str = "", text: str = "") -> QuerySet[Query]:
+    queries = Query.objects.filter(campaign=campaign).order_by("external_id")
+    if segment:
+        queries = queries.filter(segment=segment)
+    return queries.filter(text__icontains=text) if text else queries
+
+
+def campaign_progress(*, campaign: Campaign) -> dict:
+    """Per annotator: labels done, leases live, skips; and per kind: tasks and labels still needed."""
+    now = timezone.now()
+    rows: dict[int, dict] = {}
+
+    def row(pk: int) -> dict:
+        return rows.setdefault(pk, {"judgments": 0, "preferences": 0, "in_progress": 0, "skipped": 0})
+
+    for label_model, key in ((Judgment, "judgments"), (Preference, "preferences")):
+        counts = (
+            label_model.objects.filter(task__campaign=campaign)
+            .order_by()
+            .values("annotator")
+            .annotate(n=Count("pk"))
+        )
+        for item in counts:
+            row(item["annotator"])[key] = item["n"]
+    assignments = (
+        Assignment.objects.filter(campaign=campaign)
+        .order_by()
+        .values("annotator")
+        .annotate(
+            skipped=Count("pk", filter=Q(status=Assignment.Status.SKIPPED)),
+            live=Count("pk", filter=Q(status=Assignment.Status.LEASED, expires_at__gt=now)),
+        )
+    )
+    for item in assignments:
+        row(item["annotator"]).update(in_progress=item["live"], skipped=item["skipped"])
+    names = dict(get_user_model().objects.filter(pk__in=rows).values_list("pk", "username"))
+    annotators = sorted(
+        (
+            {"username": names[pk], **counts, "done": counts["judgments"] + counts["preferences"]}
+            for pk, counts in rows.items()
+        ),
+        key=lambda item: item["username"],
+    )
+    kinds = []
+    for kind in TASK_KINDS:
+        overlap = kind.overlap(campaign)
+        tasks = kind.model.objects.filter(campaign=campaign)
+        automatic = 0
+        if kind.is_side_by_side and campaign.auto_same_identical:
+            automatic = tasks.filter(lists_identical=True).count()
+            tasks = tasks.filter(lists_identical=False)
+        labels = row_count(kind.label_model.objects.filter(task=OuterRef("pk")), "task")
+        totals = tasks.annotate(n=labels).aggregate(
+            tasks=Count("pk"),
+            complete=Count("pk", filter=Q(n__gte=overlap)),
+            labels_left=Sum(Greatest(overlap - F("n"), 0)),
+        )
+        kinds.append({"name": kind.name, "overlap": overlap, "automatic_same": automatic, **totals})
+        kinds[-1]["labels_left"] = kinds[-1]["labels_left"] or 0
+    return {"annotators": annotators, "kinds": kinds}

@@ -1,0 +1,54 @@
+"""Raw label exports: every label of a campaign as the JSONL objects `import_judgments` reads."""
+
+from collections.abc import Iterator
+
+from annotation.models import Campaign, Judgment, Preference
+
+
+def campaign_labels_export(*, campaign: Campaign) -> Iterator[dict]:
+    """Every raw label of a campaign as the JSONL objects `import_judgments` reads (a lossless round trip)."""
+    judgments = (
+        Judgment.objects.filter(task__campaign=campaign)
+        .order_by("task__query__external_id", "task__document__external_id", "annotator__username")
+        .values_list(
+            "annotator__username",
+            "task__query__external_id",
+            "task__document__external_id",
+            "grade",
+            "comment",
+            "seconds_spent",
+        )
+    )
+    for annotator, query, document, grade, comment, seconds in judgments.iterator(chunk_size=5000):
+        row = {"annotator": annotator, "query": query, "document": document, "grade": grade}
+        yield _with_optional(row, comment, seconds)
+    preferences = (
+        Preference.objects.filter(task__campaign=campaign)
+        .order_by("task__query__external_id", "task__experimental_model__name", "annotator__username")
+        .values_list(
+            "annotator__username",
+            "task__query__external_id",
+            "task__experimental_model__name",
+            "verdict",
+            "strength",
+            "experimental_on_left",
+            "comment",
+            "seconds_spent",
+        )
+    )
+    for annotator, query, model, verdict, strength, on_left, comment, seconds in preferences.iterator(
+        chunk_size=5000
+    ):
+        row = {"annotator": annotator, "query": query, "model": model, "verdict": verdict}
+        if strength is not None:
+            row["strength"] = strength
+        row["experimental_side"] = "left" if on_left else "right"
+        yield _with_optional(row, comment, seconds)
+
+
+def _with_optional(row: dict, comment: str, seconds: float | None) -> dict:
+    if comment:
+        row["comment"] = comment
+    if seconds is not None:
+        row["seconds_spent"] = seconds
+    return row

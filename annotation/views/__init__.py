@@ -1,0 +1,1 @@
+"""Web pages of the annotation app, one module a concern."""

@@ -1,0 +1,34 @@
+"""The home page (an annotator's campaigns), a campaign's progress page, and the health check."""
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404, render
+from django.views.decorators.http import require_GET
+
+from annotation.models import Campaign
+from annotation.roles import can_annotate, can_review, role_required
+from annotation.selectors.campaigns import campaign_progress
+from annotation.selectors.workbench import annotator_campaigns
+
+
+@require_GET
+def healthz(request):
+    return HttpResponse("ok", content_type="text/plain")
+
+
+@login_required
+def home(request):
+    context = {
+        "campaigns": annotator_campaigns(annotator=request.user),
+        "can_annotate": can_annotate(request.user),
+        "can_review": can_review(request.user),
+    }
+    return render(request, "annotation/home.html", context)
+
+
+@role_required(can_review)
+@require_GET
+def progress(request, campaign_id: int):
+    campaign = get_object_or_404(Campaign, pk=campaign_id)
+    context = {"campaign": campaign, "progress": campaign_progress(campaign=campaign)}
+    return render(request, "annotation/progress.html", context)

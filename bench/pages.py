@@ -1,0 +1,179 @@
+"""Server time of every page of the demo campaign, the first request of a fresh worker included.
+
+    .venv/bin/python bench/pages.py [--repeat 5] [--database NAME]
+
+Loads the demo into its own PostgreSQL database (judgeboard_bench_pages on BENCH_PG's server, created and
+dropped here). Then, for each page, a new Python process starts as a gunicorn worker does (it imports
+`config.wsgi`, in production mode), signs in the page's user, and times the page through the WSGI
+application it built: the first call, then the median of --repeat more. `/healthz` (no database, no
+template) is measured the same way as the floor.
+
+Target: every page's first call and median ≤ 150 ms.
+"""
+
+import argparse
+import json
+import os
+import secrets
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SERVER = os.environ.get("BENCH_PG", "postgres://postgres@127.0.0.1:5432")
+DATABASE = "judgeboard_bench_pages"
+TARGET_MS = 150.0
+
+
+def psql(sql: str) -> None:
+    subprocess.run(["psql", f"{SERVER}/postgres", "-qAt", "-c", sql], check=True, capture_output=True)
+
+
+def environment(database: str, debug: bool) -> dict:
+    return {
+        **os.environ,
+        "DATABASE_URL": f"{SERVER}/{database}",
+        "DEBUG": "1" if debug else "0",
+        "SECRET_KEY": secrets.token_urlsafe(50),
+        "ALLOWED_HOSTS": "testserver",
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+    }
+
+
+def pages(database: str) -> list[tuple[str, str]]:
+    """(user, path) of every page of the demo campaign, read from the loaded database."""
+    script = """
+import json, django
+django.setup()
+from annotation.models import Campaign, Query, RankingModel, RelevanceTask, SideBySideTask
+campaign = Campaign.objects.get()
+print(json.dumps({
+    "campaign": campaign.pk,
+    "model": RankingModel.objects.filter(campaign=campaign, role="experimental").first().name,
+    "query": Query.objects.filter(campaign=campaign).order_by("pk").first().pk,
+    "relevance": RelevanceTask.objects.filter(campaign=campaign).order_by("pk").first().pk,
+    "side_by_side": SideBySideTask.objects.filter(campaign=campaign).order_by("pk").first().pk,
+}))
+"""
+    found = json.loads(
+        subprocess.run(
+            [sys.executable, "-c", script],
+            cwd=ROOT,
+            env=environment(database, debug=True),
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+    )
+    c, model = found["campaign"], found["model"]
+    metrics = f"/metrics/campaigns/{c}"
+    return [
+        ("", "/healthz"),
+        ("", "/login/"),
+        ("annotator1", "/"),
+        ("annotator1", f"/campaigns/{c}/work/"),
+        ("manager", "/"),
+        ("manager", f"/campaigns/{c}/progress/"),
+        ("manager", f"/campaigns/{c}/review/"),
+        ("manager", f"/review/relevance/{found['relevance']}/"),
+        ("manager", f"/review/side-by-side/{found['side_by_side']}/"),
+        ("manager", f"{metrics}/"),
+        ("manager", f"{metrics}/quality/"),
+        ("manager", f"{metrics}/compare/{model}/"),
+        ("manager", f"{metrics}/compare/{model}/report.html"),
+        ("manager", f"{metrics}/compare/{model}/report.json"),
+        ("manager", f"{metrics}/queries/{found['query']}/"),
+        ("manager", "/api/campaigns/"),
+        ("manager", f"/api/campaigns/{c}/report/"),
+    ]
+
+
+def child(user: str, path: str, repeat: int) -> None:
+    """One fresh worker: import the WSGI module as gunicorn does, then time the page through its handler."""
+    sys.path.insert(0, str(ROOT))
+    from django.contrib.auth import get_user_model
+    from django.test import Client, RequestFactory
+
+    from config.wsgi import application  # what a worker imports before its first request
+
+    cookies = Client()
+    if user:
+        cookies.force_login(get_user_model().objects.get(username=user))
+    cookie = "; ".join(f"{name}={morsel.value}" for name, morsel in cookies.cookies.items())
+
+    def call(url: str) -> tuple[str, dict]:
+        environ = RequestFactory().get(url, secure=True, HTTP_COOKIE=cookie).environ
+        started = []
+
+        def start_response(status, headers, exc_info=None):
+            started.append((status, headers))
+
+        b"".join(application(environ, start_response))
+        status, headers = started[0]
+        return status, dict(headers)
+
+    def timed() -> tuple[float, str]:
+        start = time.perf_counter()
+        status, headers = call(path)
+        if status.startswith("302"):  # the workbench sends an annotator on to their task
+            status, _ = call(headers["Location"])
+        return (time.perf_counter() - start) * 1000, status.split()[0]
+
+    first, status = timed()
+    rest = [timed()[0] for _ in range(repeat)]
+    print(json.dumps({"first": first, "median": statistics.median(rest), "status": status}))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--database", default=DATABASE)
+    parser.add_argument("--child", nargs=2, metavar=("USER", "PATH"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        child(*args.child, repeat=args.repeat)
+        return
+
+    psql(f"DROP DATABASE IF EXISTS {args.database}")
+    psql(f"CREATE DATABASE {args.database}")
+    try:
+        setup = environment(args.database, debug=True)
+        production = environment(args.database, debug=False)
+        for command, env in ((["migrate", "--noinput"], setup), (["load_demo"], setup)) + (
+            (["collectstatic", "--noinput"], production),  # the manifest production mode serves from
+        ):
+            subprocess.run(
+                [sys.executable, "manage.py", *command], cwd=ROOT, env=env, check=True, capture_output=True
+            )
+        rows = []
+        for user, path in pages(args.database):
+            out = subprocess.run(
+                [sys.executable, __file__, "--child", user or "", path, "--repeat", str(args.repeat)],
+                cwd=ROOT,
+                env=production,
+                check=True,
+                capture_output=True,
+                text=True,
+            ).stdout
+            rows.append((user or "-", path, json.loads(out.strip().splitlines()[-1])))
+    finally:
+        psql(f"DROP DATABASE IF EXISTS {args.database}")
+
+    print(f"{'user':<11} {'page':<52} {'status':>6} {'first ms':>9} {'median ms':>10}")
+    for user, path, result in rows:
+        first, median = result["first"], result["median"]
+        print(f"{user:<11} {path:<52} {result['status']:>6} {first:>9.1f} {median:>10.1f}")
+    worst_first = max(result["first"] for *_, result in rows)
+    worst_median = max(result["median"] for *_, result in rows)
+    floor = rows[0][2]["median"]
+    print(f"slowest first call {worst_first:.1f} ms, slowest median {worst_median:.1f} ms", end=" ")
+    print(f"(target ≤ {TARGET_MS:.0f})")
+    print(f"slowest median / /healthz median: {worst_median / floor:.1f}")
+
+
+if __name__ == "__main__":
+    main()

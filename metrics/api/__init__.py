@@ -1,0 +1,1 @@
+"""The metrics API: results, reports and exports of a campaign."""

@@ -1,0 +1,21 @@
+"""Routes of the metrics API, mounted under /api/ beside the annotation API (config/urls.py)."""
+
+from django.urls import path
+
+from metrics.api import views
+
+app_name = "metrics_api"
+
+urlpatterns = [
+    path(
+        "campaigns/<int:campaign_id>/export/judgments/",
+        views.JudgmentsExportView.as_view(),
+        name="export_judgments",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/export/qrels/",
+        views.QrelsExportView.as_view(),
+        name="export_qrels",
+    ),
+    path("campaigns/<int:campaign_id>/report/", views.LaunchReportView.as_view(), name="report"),
+]

@@ -1,0 +1,215 @@
+"""Reads for label quality: agreement and annotator figures.
+
+Each read runs a fixed number of queries whatever the campaign's size; the figures come from
+`metrics.compute`.
+"""
+
+import math
+from concurrent.futures import Future
+from dataclasses import dataclass
+
+import numpy as np
+from django.contrib.auth import get_user_model
+
+from annotation.models import (
+    Campaign,
+)
+from metrics.compute.aggregation import verdict_counts
+from metrics.compute.agreement import (
+    Agreement,
+    MeasurementLevel,
+    fleiss_kappa,
+    krippendorff_alpha,
+    pairwise_weighted_kappa,
+)
+from metrics.compute.annotators import annotator_quality, side_bias
+from metrics.compute.labels import VERDICT_SCALE
+from metrics.selectors.evaluation_data import (
+    PreferenceRows,
+    RelevanceLabels,
+    campaign_preferences,
+    campaign_queries,
+    campaign_relevance_labels,
+)
+from metrics.threads import started
+
+
+def _number(value: float) -> float | None:
+    """NaN (a figure without data) as None, which templates show as a dash."""
+    return None if math.isnan(value) else value
+
+
+@dataclass(frozen=True)
+class AgreementFigure:
+    name: str
+    value: float | None
+    ci_low: float | None
+    ci_high: float | None
+    n_tasks: int
+
+    @classmethod
+    def of(cls, name: str, agreement: Agreement) -> "AgreementFigure":
+        return cls(
+            name,
+            _number(agreement.value),
+            _number(agreement.ci_low),
+            _number(agreement.ci_high),
+            agreement.n_tasks,
+        )
+
+
+@dataclass(frozen=True)
+class PairFigure:
+    annotator_a: str
+    annotator_b: str
+    kappa: AgreementFigure
+
+
+@dataclass(frozen=True)
+class AnnotatorFigures:
+    username: str
+    n_judgments: int
+    median_seconds: float | None
+    consensus_agreement: float | None
+    n_gold: int
+    gold_accuracy: float | None
+    gold_within_one: float | None
+    grade_shares: tuple[float | None, ...]
+    n_verdicts: int
+    left_better_share: float | None
+    side_p_value: float | None
+
+
+@dataclass(frozen=True)
+class CampaignQuality:
+    campaign: Campaign
+    grades: list[tuple[int, str]]  # (value, label) in scale order
+    grade_agreement: list[AgreementFigure]  # Krippendorff ordinal and interval
+    verdict_agreement: list[AgreementFigure]  # Fleiss kappa and nominal alpha
+    pairs: list[PairFigure]
+    annotators: list[AnnotatorFigures]
+
+    @property
+    def grade_distribution(self) -> dict:
+        """The share of each grade per annotator, for the chart (JSON-ready; missing shares are 0)."""
+        return {
+            "grades": [label for _, label in self.grades],
+            "annotators": [row.username for row in self.annotators if row.n_judgments],
+            "shares": [
+                [share or 0.0 for share in row.grade_shares] for row in self.annotators if row.n_judgments
+            ],
+        }
+
+
+def campaign_quality(*, campaign: Campaign, n_resamples: int = 1000) -> CampaignQuality:
+    """Agreement with 95% bootstrap intervals and every annotator's figures, in six queries."""
+    relevance = campaign_relevance_labels(campaign=campaign, queries=campaign_queries(campaign=campaign))
+    preferences = campaign_preferences(campaign=campaign)
+    later = campaign_quality_later(
+        campaign=campaign, relevance=relevance, preferences=preferences, n_resamples=n_resamples
+    )
+    return later.result()
+
+
+def campaign_quality_later(
+    *,
+    campaign: Campaign,
+    relevance: RelevanceLabels,
+    preferences: PreferenceRows,
+    n_resamples: int = 1000,
+) -> Future[CampaignQuality]:
+    """`campaign_quality` of the campaign's already fetched labels, computed on a second thread while the
+    caller goes on (the launch report: its measures). One query, here."""
+    annotator_pk = np.union1d(relevance.annotator_pk, preferences.annotator_pk)
+    usernames = dict(
+        get_user_model().objects.filter(pk__in=annotator_pk.tolist()).values_list("pk", "username")
+    )
+    return started(_quality, campaign, relevance, preferences, annotator_pk, usernames, n_resamples)
+
+
+def _quality(campaign, relevance, preferences, annotator_pk, usernames, n_resamples) -> CampaignQuality:
+    """`campaign_quality`'s figures of fetched labels: no query, as it runs on another thread."""
+    scale = sorted(campaign.grade_values)
+    preference_annotator_pk, verdict = preferences.annotator_pk, preferences.verdict
+    _, preference_task = np.unique(preferences.task_pk, return_inverse=True)
+    n_verdict_tasks = int(preference_task.max()) + 1 if preference_task.size else 0
+    relevance_annotator = np.searchsorted(annotator_pk, relevance.annotator_pk)[relevance.judgment_annotator]
+    preference_annotator = np.searchsorted(annotator_pk, preference_annotator_pk)
+
+    grades = (relevance.judgment_task, relevance.judgment_grade)
+    resampling = {"n_resamples": n_resamples}
+    grade_agreement = [
+        AgreementFigure.of(
+            f"Krippendorff α ({level})",
+            krippendorff_alpha(*grades, n_tasks=relevance.n_tasks, scale=scale, level=level, **resampling),
+        )
+        for level in (MeasurementLevel.ORDINAL, MeasurementLevel.INTERVAL)
+    ]
+    verdict_agreement = [
+        AgreementFigure.of(
+            "Fleiss κ",
+            fleiss_kappa(verdict_counts(preference_task, verdict, n_tasks=n_verdict_tasks), **resampling),
+        ),
+        AgreementFigure.of(
+            "Krippendorff α (nominal)",
+            krippendorff_alpha(
+                preference_task,
+                verdict,
+                n_tasks=n_verdict_tasks,
+                scale=VERDICT_SCALE,
+                level=MeasurementLevel.NOMINAL,
+                **resampling,
+            ),
+        ),
+    ]
+    pairs = [
+        PairFigure(
+            usernames[int(annotator_pk[pair.annotator_a])],
+            usernames[int(annotator_pk[pair.annotator_b])],
+            AgreementFigure.of("Weighted κ", pair.kappa),
+        )
+        for pair in pairwise_weighted_kappa(
+            relevance.judgment_task,
+            relevance_annotator,
+            relevance.judgment_grade,
+            n_tasks=relevance.n_tasks,
+            scale=scale,
+            **resampling,
+        )
+    ]
+    quality = annotator_quality(
+        relevance.judgment_task,
+        relevance_annotator,
+        relevance.judgment_grade,
+        n_tasks=relevance.n_tasks,
+        n_annotators=annotator_pk.size,
+        scale=scale,
+        seconds=relevance.judgment_seconds,
+        gold=relevance.gold,
+    )
+    bias = side_bias(preference_annotator, verdict, preferences.on_left, n_annotators=annotator_pk.size)
+    annotators = [
+        AnnotatorFigures(
+            username=usernames[int(pk)],
+            n_judgments=grade_figures.n_judgments,
+            median_seconds=_number(grade_figures.median_seconds),
+            consensus_agreement=_number(grade_figures.consensus_agreement),
+            n_gold=grade_figures.n_gold,
+            gold_accuracy=_number(grade_figures.gold_accuracy),
+            gold_within_one=_number(grade_figures.gold_within_one),
+            grade_shares=tuple(_number(share) for share in grade_figures.grade_shares),
+            n_verdicts=side.n_verdicts,
+            left_better_share=_number(side.left_better_share),
+            side_p_value=_number(side.p_value),
+        )
+        for pk, grade_figures, side in zip(annotator_pk, quality, bias, strict=True)
+    ]
+    labels = {grade["value"]: grade["label"] for grade in campaign.scale}
+    return CampaignQuality(
+        campaign=campaign,
+        grades=[(value, labels[value]) for value in scale],
+        grade_agreement=grade_agreement,
+        verdict_agreement=verdict_agreement,
+        pairs=pairs,
+        annotators=sorted(annotators, key=lambda row: row.username),
+    )

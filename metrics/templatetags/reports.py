@@ -1,0 +1,53 @@
+"""Launch-report wording shared by the pages, the HTML report and the Markdown report."""
+
+from django import template
+
+register = template.Library()
+
+OUTCOME_TITLES = {
+    "launch": "Launch",
+    "no_launch": "Do not launch",
+    "inconclusive": "Inconclusive",
+    "collecting": "Collecting: not enough data yet",
+}
+
+
+@register.filter
+def outcome_title(outcome: str) -> str:
+    """A decision outcome ("launch", "no_launch", "inconclusive") as the banner says it."""
+    return OUTCOME_TITLES[str(outcome)]
+
+
+# Markdown: numbers as text, with "n/a" for a missing one.
+
+
+@register.filter
+def fixed(value: float | None, digits: int = 4) -> str:
+    return "n/a" if value is None else f"{value:.{digits}f}"
+
+
+@register.filter
+def signed(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:+.4f}"
+
+
+@register.filter
+def p_value(value: float | None) -> str:
+    return "n/a" if value is None else ("< 0.001" if value < 0.001 else f"{value:.3f}")
+
+
+@register.filter
+def general(value: float) -> str:
+    """Python's shortest general form (0.05, not 0.050000)."""
+    return f"{value:g}"
+
+
+@register.filter
+def percent(value: float) -> str:
+    return f"{value:.0%}"
+
+
+@register.filter
+def md_cell(text: object) -> str:
+    """Text that cannot end a Markdown table cell or line."""
+    return str(text).replace("|", "\\|").replace("\n", " ")

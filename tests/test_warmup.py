@@ -1,0 +1,25 @@
+"""A web worker imports its views and compiles its templates when it starts, not on its first request."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PROBE = """
+import sys
+import config.wsgi
+from django.template import engines
+
+print("metrics.views.launch" in sys.modules, "annotation.api.views.tasks" in sys.modules)
+print(*sorted(engines["django"].engine.template_loaders[0].get_template_cache))
+"""
+
+
+def test_the_wsgi_module_warms_views_and_templates():
+    env = {**os.environ, "DEBUG": "0", "SECRET_KEY": "x" * 60, "DJANGO_SETTINGS_MODULE": "config.settings"}
+    imported, cached = subprocess.run(
+        [sys.executable, "-c", PROBE], cwd=ROOT, env=env, capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    assert imported.split() == ["True", "True"]
+    assert {"base.html", "metrics/overview.html", "annotation/work_relevance.html"} <= set(cached.split())
