@@ -45,6 +45,7 @@ class TaskErrorCode(StrEnum):
     GRADE_NOT_ON_SCALE = "grade_not_on_scale"
     SKIPPED = "skipped"
     NOT_LEASED = "not_leased"
+    NOT_MEMBER = "not_member"
 
 
 @dataclass

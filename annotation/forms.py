@@ -1,9 +1,11 @@
-"""Parsing the workbench's posts; the rules live in the services."""
+"""Parsing the pages' posts (sign-in, workbench, people, members); the rules live in the services."""
 
 from django import forms
 from django.contrib.auth.forms import AuthenticationForm
 
 from annotation.models import SkipReason
+from annotation.roles import Role
+from annotation.selectors.people import campaign_member_candidates
 from annotation.services.labels import SIDES
 from annotation.services.logins import LoginLimited, user_authenticate
 
@@ -48,3 +50,22 @@ class PreferenceForm(forms.Form):
 
 class SkipForm(forms.Form):
     reason = forms.ChoiceField(choices=SkipReason.choices)
+
+
+class PersonForm(forms.Form):
+    username = forms.CharField(max_length=150)
+    name = forms.CharField(max_length=150, required=False)
+    role = forms.ChoiceField(choices=[(role.value, role.value) for role in Role])
+
+
+class PersonActionForm(forms.Form):
+    action = forms.ChoiceField(
+        choices=[("deactivate", "Deactivate"), ("activate", "Activate"), ("password_reset", "Reset password")]
+    )
+
+
+class CampaignMembersForm(forms.Form):
+    open_to_all = forms.BooleanField(required=False, label="Open to every annotator")
+    members = forms.ModelMultipleChoiceField(
+        queryset=campaign_member_candidates(), required=False, widget=forms.CheckboxSelectMultiple
+    )

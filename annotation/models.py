@@ -99,6 +99,11 @@ class Campaign(models.Model):
         default=0.9,
         help_text="Share of side-by-side and of relevance tasks complete at their overlap before a decision.",
     )
+    # Who may annotate: every annotator when open, else its members only (reviewers and managers see all).
+    open_to_all = models.BooleanField(
+        default=True, help_text="Every annotator may work on it; otherwise only its members."
+    )
+    members = models.ManyToManyField(settings.AUTH_USER_MODEL, blank=True, related_name="member_campaigns")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

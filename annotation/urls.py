@@ -1,6 +1,6 @@
 from django.urls import path
 
-from annotation.views import campaigns, review, workbench
+from annotation.views import campaigns, people, review, workbench
 
 app_name = "annotation"
 
@@ -13,6 +13,9 @@ urlpatterns = [
         "campaigns/<int:campaign_id>/tasks/<int:assignment_id>/skip/", workbench.task_skip, name="task_skip"
     ),
     path("campaigns/<int:campaign_id>/progress/", campaigns.progress, name="progress"),
+    path("campaigns/<int:campaign_id>/members/", people.members, name="campaign_members"),
+    path("people/", people.people, name="people"),
+    path("people/<int:user_id>/", people.person, name="person"),
     path("campaigns/<int:campaign_id>/review/", review.queue, name="review_queue"),
     path("review/relevance/<int:task_id>/", review.relevance, name="review_relevance"),
     path("review/side-by-side/<int:task_id>/", review.side_by_side, name="review_side_by_side"),

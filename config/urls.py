@@ -1,6 +1,6 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
-from django.urls import include, path
+from django.urls import include, path, reverse_lazy
 
 from annotation.views.accounts import LoginView, PasswordChangeView
 
@@ -9,6 +9,12 @@ urlpatterns = [
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("password/", PasswordChangeView.as_view(), name="password_change"),
     path("password/done/", auth_views.PasswordChangeDoneView.as_view(), name="password_change_done"),
+    path(
+        "password/set/<uidb64>/<token>/",
+        auth_views.PasswordResetConfirmView.as_view(success_url=reverse_lazy("password_set_done")),
+        name="password_set",
+    ),
+    path("password/set/done/", auth_views.PasswordResetCompleteView.as_view(), name="password_set_done"),
     path("admin/", admin.site.urls),
     path("api/", include("annotation.api.urls")),
     path("api/", include("metrics.api.urls")),

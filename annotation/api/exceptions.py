@@ -12,6 +12,7 @@ TASK_ERROR_STATUS = {
     TaskErrorCode.SKIPPED: status.HTTP_409_CONFLICT,
     TaskErrorCode.NOT_LEASED: status.HTTP_409_CONFLICT,
     TaskErrorCode.LEASE_EXPIRED_FULL: status.HTTP_409_CONFLICT,
+    TaskErrorCode.NOT_MEMBER: status.HTTP_403_FORBIDDEN,
 }
 
 

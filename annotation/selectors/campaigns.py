@@ -8,7 +8,8 @@ from django.utils import timezone
 from annotation.errors import InputError
 from annotation.errors import InputErrorCode as Code
 from annotation.models import Assignment, Campaign, Judgment, Preference, Query, RankingModel
-from annotation.selectors.workbench import row_count
+from annotation.roles import can_review
+from annotation.selectors.workbench import campaigns_open, row_count
 from annotation.task_kinds import TASK_KINDS
 
 
@@ -22,8 +23,10 @@ def campaign_get(*, identifier: str | int) -> Campaign:
     return campaign
 
 
-def campaign_list(*, name: str = "") -> QuerySet[Campaign]:
-    campaigns = Campaign.objects.order_by("-created_at", "-pk")
+def campaign_list(*, viewer, name: str = "") -> QuerySet[Campaign]:
+    """The campaigns `viewer` may see: every one for reviewers and managers, else those open to them."""
+    campaigns = Campaign.objects.all() if can_review(viewer) else campaigns_open(annotator=viewer)
+    campaigns = campaigns.order_by("-created_at", "-pk")
     return campaigns.filter(name__icontains=name) if name else campaigns
 
 

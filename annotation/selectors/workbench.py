@@ -16,6 +16,7 @@ from annotation.models import (
     RankingModel,
     Verdict,
 )
+from annotation.roles import can_review
 from annotation.task_kinds import RELEVANCE, TASK_KINDS, TaskKind, assignment_task, kind_named
 
 # Keys for grades outside 0-9; none of g s u c m, which the workbench uses.
@@ -91,11 +92,24 @@ def _annotator_progress(*, annotator, campaign_ids: list[int]) -> dict[int, dict
     return progress
 
 
+def campaigns_open(*, annotator) -> QuerySet[Campaign]:
+    """The campaigns an annotator may work on: those open to all and those they are a member of."""
+    memberships = Campaign.members.through.objects.filter(user=annotator).values("campaign")
+    return Campaign.objects.filter(Q(open_to_all=True) | Q(pk__in=memberships))
+
+
 def annotator_campaigns(*, annotator) -> list[dict]:
-    """Every campaign with the annotator's own progress; remaining counts what they could still be given
-    (their live lease included), a count over every open task of the campaigns."""
-    campaigns = list(Campaign.objects.all())
-    progress = _annotator_progress(annotator=annotator, campaign_ids=[c.pk for c in campaigns])
+    """The campaigns on the user's home page with their own progress: those they may work on, and every
+    campaign for reviewers and managers (`may_annotate` tells which is which). Remaining counts what they
+    could still be given (their live lease included), a count over every open task of the campaigns."""
+    workable = campaigns_open(annotator=annotator)
+    if can_review(annotator):
+        campaigns = list(Campaign.objects.all())
+        open_ids = set(workable.values_list("pk", flat=True))
+    else:
+        campaigns = list(workable)
+        open_ids = {campaign.pk for campaign in campaigns}
+    progress = _annotator_progress(annotator=annotator, campaign_ids=sorted(open_ids))
     for row in progress.values():
         row["remaining"] = row.pop("live")
     now = timezone.now()
@@ -109,7 +123,11 @@ def annotator_campaigns(*, annotator) -> list[dict]:
         )
         for row in available:
             progress[row["campaign"]]["remaining"] += row["n"]
-    return [{"campaign": campaign, **progress[campaign.pk]} for campaign in campaigns]
+    idle = {"done": 0, "skipped": 0, "remaining": 0}
+    return [
+        {"campaign": campaign, "may_annotate": campaign.pk in open_ids, **progress.get(campaign.pk, idle)}
+        for campaign in campaigns
+    ]
 
 
 def annotator_task_progress(*, annotator, campaign: Campaign) -> dict:

@@ -37,6 +37,7 @@ def task_next(*, annotator, campaign: Campaign) -> Assignment | None:
     On PostgreSQL candidate tasks are locked with SKIP LOCKED, so concurrent annotators take different
     tasks; SQLite runs the same code serially (its transactions are IMMEDIATE).
     """
+    member_check(annotator=annotator, campaign=campaign)
     # One annotator's parallel requests (two tabs) queue here instead of taking two leases.
     get_user_model().objects.select_for_update().filter(pk=annotator.pk).first()
     now = timezone.now()
@@ -49,6 +50,12 @@ def task_next(*, annotator, campaign: Campaign) -> Assignment | None:
         if task is not None:
             return _lease(kind=kind, annotator=annotator, task=task)
     return None
+
+
+def member_check(*, annotator, campaign: Campaign) -> None:
+    """Refuse an annotator who may not work on the campaign (not open to all, and not a member)."""
+    if not campaign.open_to_all and not campaign.members.filter(pk=annotator.pk).exists():
+        raise TaskError(TaskErrorCode.NOT_MEMBER, "You are not a member of this campaign.")
 
 
 def _lease_own(*, annotator, campaign: Campaign, now) -> Assignment | None:
@@ -168,6 +175,7 @@ def lease_claim(*, annotator, task) -> Assignment:
     )
     if assignment is None:
         raise TaskError(TaskErrorCode.NOT_ASSIGNED, "This task was not handed to you.")
+    member_check(annotator=annotator, campaign=task.campaign)  # still, after a manager removed them
     if assignment.status == Assignment.Status.SKIPPED:
         raise TaskError(TaskErrorCode.SKIPPED, "You skipped this task.")
     if assignment.status == Assignment.Status.SUBMITTED:

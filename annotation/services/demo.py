@@ -19,6 +19,7 @@ from annotation.models import Campaign, RankingModel
 from annotation.roles import Role
 from annotation.services.campaigns import campaign_import
 from annotation.services.label_import import labels_import
+from annotation.services.people import campaign_members_set
 
 DEMO_DIR = Path(__file__).resolve().parent.parent / "demo"
 DEMO_PASSWORD = "demo"
@@ -120,4 +121,9 @@ def demo_load() -> tuple[Campaign, bool]:
     campaign = campaign_import(bundle=bundle)
     judgments, preferences = _simulated_labels(bundle, truth, rng)
     labels_import(campaign=campaign, judgments=judgments, preferences=preferences, source="demo")
+    # Members only, as a team would run it: the demo's annotators and reviewer.
+    team = get_user_model().objects.filter(
+        username__in=[u for u, r in DEMO_USERS.items() if r != Role.MANAGER]
+    )
+    campaign_members_set(campaign=campaign, open_to_all=False, members=team)
     return campaign, True

@@ -6,7 +6,7 @@ from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET
 
 from annotation.models import Campaign
-from annotation.roles import can_annotate, can_review, role_required
+from annotation.roles import can_annotate, can_manage, can_review, role_required
 from annotation.selectors.campaigns import campaign_progress
 from annotation.selectors.workbench import annotator_campaigns
 
@@ -22,6 +22,7 @@ def home(request):
         "campaigns": annotator_campaigns(annotator=request.user),
         "can_annotate": can_annotate(request.user),
         "can_review": can_review(request.user),
+        "can_manage": can_manage(request.user),
     }
     return render(request, "annotation/home.html", context)
 

@@ -46,7 +46,9 @@ def _work_page(request, campaign: Campaign):
 @role_required(can_annotate)
 @require_GET
 def work(request, campaign_id: int):
-    return _work_page(request, get_object_or_404(Campaign, pk=campaign_id))
+    return _work_page(
+        request, get_object_or_404(selectors.campaigns_open(annotator=request.user), pk=campaign_id)
+    )
 
 
 def _assignment_or_404(request, campaign_id: int, assignment_id: int) -> Assignment:

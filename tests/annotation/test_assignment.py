@@ -163,6 +163,7 @@ def test_annotator_campaigns_counts_own_work(campaign, make_user):
     a = make_user("a", "annotator")
     assert annotator_campaigns(annotator=a)[0] | {"campaign": None} == {
         "campaign": None,
+        "may_annotate": True,
         "done": 0,
         "remaining": 9,
         "skipped": 0,

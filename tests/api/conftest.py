@@ -61,6 +61,9 @@ def world(campaign, make_user):
         "model": "exp",
         "format": "json",
         "query_id": campaign.queries.first().pk,
+        "user_id": users["annotator"].pk,
+        "uidb64": "MQ",
+        "token": "expired-token",
     }
     tasks = {
         "relevance": assignment.relevance_task.pk,

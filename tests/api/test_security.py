@@ -90,6 +90,9 @@ def test_no_page_shows_a_hostile_bundle_unescaped(hostile):
                 "model": MODEL,
                 "format": "html",
                 "query_id": campaign.queries.first().pk,
+                "user_id": admin.pk,
+                "uidb64": "MQ",
+                "token": "expired-token",
             }
             url = route_url(path, ids, tasks)
             response = client.get(url, follow=True)

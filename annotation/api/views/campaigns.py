@@ -33,8 +33,10 @@ from annotation.selectors import campaigns as campaign_selectors
 from annotation.services.campaigns import campaign_change, campaign_import, model_rankings_replace
 
 
-def campaign_or_404(campaign_id: int) -> Campaign:
-    return get_object_or_404(Campaign, pk=campaign_id)
+def campaign_or_404(campaign_id: int, *, viewer=None) -> Campaign:
+    """The campaign; with `viewer`, only one they may see (annotators: open to them)."""
+    campaigns = Campaign.objects.all() if viewer is None else campaign_selectors.campaign_list(viewer=viewer)
+    return get_object_or_404(campaigns, pk=campaign_id)
 
 
 # --- Campaigns --------------------------------------------------------------------------------------------
@@ -66,7 +68,7 @@ class CampaignListView(BodyLimitMixin, generics.ListAPIView):
     def get_queryset(self):
         filters = CampaignFilter(data=self.request.query_params)
         filters.is_valid(raise_exception=True)
-        return campaign_selectors.campaign_list(**filters.validated_data)
+        return campaign_selectors.campaign_list(viewer=self.request.user, **filters.validated_data)
 
     @extend_schema(
         tags=["campaigns"], parameters=[CampaignFilter], responses={200: CampaignSerializer(many=True)}
@@ -122,7 +124,7 @@ class CampaignDetailView(BodyLimitMixin, APIView):
         description="Reviewers and managers also get the models and every setting; annotators neither.",
     )
     def get(self, request, campaign_id: int):
-        campaign = campaign_or_404(campaign_id)
+        campaign = campaign_or_404(campaign_id, viewer=request.user)
         serializer = CampaignReviewSerializer if can_review(request.user) else CampaignDetailSerializer
         return Response(serializer(campaign).data)
 

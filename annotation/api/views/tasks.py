@@ -46,7 +46,9 @@ class NextTaskView(APIView):
         "TASK_LEASE_MINUTES), else 204. Relevance tasks first, then side by side.",
     )
     def post(self, request, campaign_id: int):
-        assignment = task_next(annotator=request.user, campaign=campaign_or_404(campaign_id))
+        assignment = task_next(
+            annotator=request.user, campaign=campaign_or_404(campaign_id, viewer=request.user)
+        )
         if assignment is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
         return Response(TaskSerializer(task_view(assignment=assignment)).data)

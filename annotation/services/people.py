@@ -1,0 +1,72 @@
+"""People and campaign membership, managed by managers in the browser: add a person with a one-time
+set-password link, reset a password the same way, deactivate and reactivate, choose a campaign's members."""
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from django.contrib.auth.tokens import default_token_generator
+from django.contrib.auth.validators import UnicodeUsernameValidator
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.urls import reverse
+from django.utils.encoding import force_bytes
+from django.utils.http import urlsafe_base64_encode
+
+from annotation.errors import InputError, InputErrorCode
+from annotation.models import Campaign
+from annotation.roles import Role
+from annotation.services.tokens import tokens_revoke, user_deactivate
+
+
+def password_set_path(*, user) -> str:
+    """The path of Django's set-password page for `user`; it works until the password is set (the token
+    hashes the current password), or PASSWORD_RESET_TIMEOUT runs out."""
+    uid = urlsafe_base64_encode(force_bytes(user.pk))
+    return reverse("password_set", args=[uid, default_token_generator.make_token(user)])
+
+
+@transaction.atomic
+def person_create(*, username: str, name: str, role: Role) -> tuple:
+    """A new person in one role, without a usable password; returns them and their set-password path."""
+    try:
+        UnicodeUsernameValidator()(username)
+    except ValidationError as error:
+        raise InputError(InputErrorCode.INVALID_VALUE, error.messages[0], field="username") from None
+    User = get_user_model()
+    first, _, last = name.strip().partition(" ")
+    try:
+        with transaction.atomic():
+            user = User.objects.create(username=username, first_name=first, last_name=last.strip())
+    except IntegrityError:
+        raise InputError(InputErrorCode.ALREADY_EXISTS, f"{username!r} is taken", field="username") from None
+    user.set_unusable_password()
+    user.save(update_fields=["password"])
+    user.groups.add(Group.objects.get(name=role))
+    return user, password_set_path(user=user)
+
+
+@transaction.atomic
+def person_password_reset(*, user) -> str:
+    """The old password and API tokens stop working; returns the new set-password path."""
+    user.set_unusable_password()
+    user.save(update_fields=["password"])
+    tokens_revoke(user=user)
+    return password_set_path(user=user)
+
+
+def person_active_set(*, by, user, active: bool) -> None:
+    """Deactivating signs the person out of the API too; nobody deactivates themselves."""
+    if not active and user.pk == by.pk:
+        raise InputError(InputErrorCode.INVALID_VALUE, "you cannot deactivate yourself", field="active")
+    if not active:
+        user_deactivate(user=user)
+    elif not user.is_active:
+        user.is_active = True
+        user.save(update_fields=["is_active"])
+
+
+@transaction.atomic
+def campaign_members_set(*, campaign: Campaign, open_to_all: bool, members) -> None:
+    """Who may annotate the campaign: every annotator when open, else its members."""
+    campaign.open_to_all = open_to_all
+    campaign.save(update_fields=["open_to_all"])
+    campaign.members.set(members)

@@ -1,0 +1,144 @@
+"""Managers manage people and campaign membership in the browser; annotators see and answer only the
+campaigns open to them (pages and API)."""
+
+import re
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.urls import reverse
+from rest_framework.authtoken.models import Token
+
+from annotation.errors import TaskError, TaskErrorCode
+from annotation.services.assignment import task_next
+from annotation.services.labels import judgment_submit
+from annotation.services.people import campaign_members_set
+
+
+def _handed_link(response) -> str:
+    text = response.content.decode()
+    return re.search(r"http://testserver(/password/set/[^\s<]+)", text).group(1)
+
+
+def _set_password(client, link: str, password: str):
+    page = client.get(link, follow=True)
+    assert "Set your password" in page.content.decode()
+    url = page.redirect_chain[-1][0]
+    return client.post(url, {"new_password1": password, "new_password2": password}, follow=True)
+
+
+def test_a_manager_adds_a_person_who_sets_a_password_once(client, make_user):
+    client.force_login(make_user("boss", "manager"))
+    response = client.post(
+        reverse("annotation:people"),
+        {"username": "nina", "name": "Nina Ko", "role": "annotator"},
+        follow=True,
+    )
+    link = _handed_link(response)
+    nina = get_user_model().objects.get(username="nina")
+    assert (nina.first_name, nina.last_name, nina.has_usable_password()) == ("Nina", "Ko", False)
+    assert list(nina.groups.values_list("name", flat=True)) == ["annotator"]
+    assert "nina" in client.get(reverse("annotation:people")).content.decode()
+    assert link not in client.get(reverse("annotation:people")).content.decode()  # shown once
+
+    newcomer = client.__class__()
+    done = _set_password(newcomer, link, "a long new secret 42")
+    assert "Password set" in done.content.decode()
+    assert newcomer.login(username="nina", password="a long new secret 42")
+    again = newcomer.get(link, follow=True).content.decode()
+    assert "used already" in again
+
+
+@pytest.mark.parametrize(
+    ("username", "error"), [("<b>eve</b> x", "Enter a valid username"), ("boss", "is taken")]
+)
+def test_a_bad_or_taken_username_is_a_form_error(client, make_user, username, error):
+    client.force_login(make_user("boss", "manager"))
+    response = client.post(reverse("annotation:people"), {"username": username, "role": "annotator"})
+    assert response.status_code == 200
+    assert error in response.content.decode()
+    assert get_user_model().objects.count() == 1
+
+
+def test_reset_password_and_deactivate(client, make_user):
+    boss = make_user("boss", "manager")
+    ann = make_user("ann", "annotator", password="old secret 123")
+    token = Token.objects.create(user=ann)
+    client.force_login(boss)
+    url = reverse("annotation:person", args=[ann.pk])
+    link = _handed_link(client.post(url, {"action": "password_reset"}, follow=True))
+    assert not client.__class__().login(username="ann", password="old secret 123")
+    assert not Token.objects.filter(pk=token.pk).exists()
+    _set_password(client.__class__(), link, "fresh secret 456")
+    assert client.__class__().login(username="ann", password="fresh secret 456")
+
+    client.post(url, {"action": "deactivate"})
+    assert not client.__class__().login(username="ann", password="fresh secret 456")
+    assert "deactivated" in client.get(reverse("annotation:people")).content.decode()
+    client.post(url, {"action": "activate"})
+    assert client.__class__().login(username="ann", password="fresh secret 456")
+
+    page = client.post(reverse("annotation:person", args=[boss.pk]), {"action": "deactivate"}, follow=True)
+    assert "cannot deactivate yourself" in page.content.decode()
+    boss.refresh_from_db()
+    assert boss.is_active
+
+
+def test_people_page_shows_last_label(client, campaign, make_user):
+    ann = make_user("ann", "annotator")
+    judgment_submit(annotator=ann, task=task_next(annotator=ann, campaign=campaign).relevance_task, grade=1)
+    client.force_login(make_user("boss", "manager"))
+    row = re.search(r"<td>ann</td>.*?</tr>", client.get(reverse("annotation:people")).content.decode(), re.S)
+    assert row and "never" in row.group(0) and re.search(r"\d{4}-\d\d-\d\d \d\d:\d\d", row.group(0))
+
+
+def test_only_members_work_on_a_closed_campaign(client, campaign, make_user):
+    member, outsider = make_user("member", "annotator"), make_user("outsider", "annotator")
+    campaign_members_set(campaign=campaign, open_to_all=False, members=[member])
+    work = reverse("annotation:work", args=[campaign.pk])
+
+    client.force_login(outsider)
+    assert campaign.name not in client.get(reverse("annotation:home")).content.decode()
+    assert client.get(work).status_code == 404
+    with pytest.raises(TaskError) as error:
+        task_next(annotator=outsider, campaign=campaign)
+    assert error.value.code == TaskErrorCode.NOT_MEMBER
+
+    client.force_login(member)
+    assert campaign.name in client.get(reverse("annotation:home")).content.decode()
+    assert client.get(work).status_code == 200
+
+
+def test_the_api_hides_closed_campaigns_from_outsiders(client, campaign, make_user):
+    outsider = make_user("outsider", "annotator")
+    campaign_members_set(campaign=campaign, open_to_all=False, members=[])
+    headers = {"HTTP_AUTHORIZATION": f"Token {Token.objects.create(user=outsider).key}"}
+    assert client.get("/api/campaigns/", **headers).json()["results"] == []
+    assert client.get(f"/api/campaigns/{campaign.pk}/", **headers).status_code == 404
+    assert client.post(f"/api/campaigns/{campaign.pk}/next-task/", **headers).status_code == 404
+    reviewer = make_user("rita", "reviewer")
+    headers = {"HTTP_AUTHORIZATION": f"Token {Token.objects.create(user=reviewer).key}"}
+    assert [c["id"] for c in client.get("/api/campaigns/", **headers).json()["results"]] == [campaign.pk]
+
+
+def test_a_removed_member_cannot_answer_a_task_they_hold(campaign, make_user):
+    ann = make_user("ann", "annotator")
+    campaign_members_set(campaign=campaign, open_to_all=False, members=[ann])
+    lease = task_next(annotator=ann, campaign=campaign)
+    campaign_members_set(campaign=campaign, open_to_all=False, members=[])
+    with pytest.raises(TaskError) as error:
+        judgment_submit(annotator=ann, task=lease.relevance_task, grade=1)
+    assert error.value.code == TaskErrorCode.NOT_MEMBER
+
+
+def test_the_members_page_saves_membership(client, campaign, make_user):
+    ann, boss = make_user("ann", "annotator"), make_user("boss", "manager")
+    client.force_login(boss)
+    url = reverse("annotation:campaign_members", args=[campaign.pk])
+    assert "ann" in client.get(url).content.decode()
+    client.post(url, {"members": [ann.pk]})
+    campaign.refresh_from_db()
+    assert not campaign.open_to_all
+    assert list(campaign.members.all()) == [ann]
+    client.post(url, {"open_to_all": "on"})
+    campaign.refresh_from_db()
+    assert campaign.open_to_all and not campaign.members.exists()
