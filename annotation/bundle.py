@@ -16,6 +16,7 @@ from annotation.models import (
     Gain,
     GSBScale,
     RankingModel,
+    TaskOrder,
     Verdict,
     default_cutoffs,
     default_scale,
@@ -37,6 +38,7 @@ SETTING_DEFAULTS: dict[str, Any] = {
     "primary_measure": "nDCG@10",
     "min_queries": 30,
     "min_coverage": 0.9,
+    "task_order": TaskOrder.INTERLEAVED.value,
 }
 POSITIVE_INT_SETTINGS = ("overlap", "gsb_overlap", "pool_depth", "gsb_depth")
 
@@ -202,7 +204,12 @@ def parse_settings(raw: Any, reader: _Reader) -> dict[str, Any]:
             Code.INVALID_VALUE, "settings.cutoffs", "must be a non-empty list of positive integers"
         )
     settings["cutoffs"] = sorted(set(cutoffs))
-    choices = {"gain": Gain.values, "aggregation": Aggregation.values, "gsb_scale": GSBScale.values}
+    choices = {
+        "gain": Gain.values,
+        "aggregation": Aggregation.values,
+        "gsb_scale": GSBScale.values,
+        "task_order": TaskOrder.values,
+    }
     for key, allowed in choices.items():
         if settings[key] not in allowed:
             raise reader.error(

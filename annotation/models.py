@@ -56,6 +56,14 @@ class Verdict(models.TextChoices):
     BAD = "bad", "Bad"
 
 
+class TaskOrder(models.TextChoices):
+    """Which kind of task an annotator is handed first."""
+
+    INTERLEAVED = "interleaved", "Interleaved (side-by-side tasks from the start)"
+    RELEVANCE_FIRST = "relevance_first", "Relevance first"
+    SIDE_BY_SIDE_FIRST = "side_by_side_first", "Side by side first"
+
+
 class SkipReason(models.TextChoices):
     CANT_LOAD = "cant_load", "Can't load"
     FOREIGN_LANGUAGE = "foreign_language", "Foreign language"
@@ -99,6 +107,7 @@ class Campaign(models.Model):
         default=0.9,
         help_text="Share of side-by-side and of relevance tasks complete at their overlap before a decision.",
     )
+    task_order = models.CharField(max_length=20, choices=TaskOrder, default=TaskOrder.INTERLEAVED)
     # Who may annotate: every annotator when open, else its members only (reviewers and managers see all).
     open_to_all = models.BooleanField(
         default=True, help_text="Every annotator may work on it; otherwise only its members."

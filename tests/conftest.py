@@ -12,7 +12,14 @@ from annotation.services.campaigns import campaign_import
 SMALL_BUNDLE = {
     "name": "Small",
     "guidelines": "Grade each page.\nSkip what you cannot read.",
-    "settings": {"overlap": 2, "gsb_overlap": 2, "pool_depth": 3, "gsb_depth": 2},
+    # Relevance first: many tests walk the tasks in that order (interleaving has its own tests).
+    "settings": {
+        "overlap": 2,
+        "gsb_overlap": 2,
+        "pool_depth": 3,
+        "gsb_depth": 2,
+        "task_order": "relevance_first",
+    },
     "models": [{"name": "online", "role": "online"}, {"name": "exp", "role": "experimental"}],
     "queries": [
         {"id": "q1", "text": "cheap flights to lisbon", "segment": "head"},

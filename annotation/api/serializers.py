@@ -129,6 +129,7 @@ class CampaignReviewSerializer(CampaignDetailSerializer):
             "primary_measure",
             "min_queries",
             "min_coverage",
+            "task_order",
         ]
 
 

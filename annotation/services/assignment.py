@@ -1,7 +1,7 @@
 """Handing tasks out: leases, their expiry and skips.
 
-Order: an annotator gets every relevance task they can before any side-by-side task, so grading comes
-first and the launch comparison last; within a kind, tasks come from random points of a shuffled order.
+Order: the campaign's `task_order` says which kind an annotator is handed first (interleaved: drawn per
+hand-out); within a kind, tasks come from random points of a shuffled order.
 
 Side-by-side tasks whose two lists are identical are never handed out when the campaign has
 `auto_same_identical`: no Preference rows are written for them; the metrics count them as Same.
@@ -22,9 +22,9 @@ from django.db.models import Case, F, OuterRef, Q, When
 from django.utils import timezone
 
 from annotation.errors import TaskError, TaskErrorCode
-from annotation.models import SHUFFLE_KEYS, Assignment, Campaign, SkipReason
+from annotation.models import SHUFFLE_KEYS, Assignment, Campaign, SkipReason, TaskOrder
 from annotation.selectors.workbench import row_count, task_candidates
-from annotation.task_kinds import TASK_KINDS, TaskKind, assignment_task, task_kind
+from annotation.task_kinds import RELEVANCE, SIDE_BY_SIDE, TASK_KINDS, TaskKind, assignment_task, task_kind
 
 # A fresh statement after the lock sees leases committed meanwhile; a few rounds cover those races.
 LEASE_ATTEMPTS = 5
@@ -45,11 +45,22 @@ def task_next(*, annotator, campaign: Campaign) -> Assignment | None:
     own = _lease_own(annotator=annotator, campaign=campaign, now=now)
     if own is not None:
         return own
-    for kind in TASK_KINDS:
+    for kind in _kinds_in_order(campaign):
         task = _task_lock_open(kind=kind, annotator=annotator, campaign=campaign)
         if task is not None:
             return _lease(kind=kind, annotator=annotator, task=task)
     return None
+
+
+def _kinds_in_order(campaign: Campaign) -> list[TaskKind]:
+    """The kinds to try, in the campaign's `task_order`; interleaved draws which comes first per hand-out, so
+    side-by-side verdicts arrive from the start instead of after every grade (the other kind follows when
+    one runs out)."""
+    if campaign.task_order == TaskOrder.RELEVANCE_FIRST:
+        return [RELEVANCE, SIDE_BY_SIDE]
+    if campaign.task_order == TaskOrder.SIDE_BY_SIDE_FIRST or random.random() < 0.5:
+        return [SIDE_BY_SIDE, RELEVANCE]
+    return [RELEVANCE, SIDE_BY_SIDE]
 
 
 def member_check(*, annotator, campaign: Campaign) -> None:

@@ -1,15 +1,19 @@
 """Handing tasks out: overlap, per-annotator order, leases and their expiry, skips, identical lists."""
 
+import random
+import statistics
 from datetime import timedelta
 
 import pytest
 from django.utils import timezone
 
+from annotation.bundle import parse_bundle
 from annotation.errors import TaskError, TaskErrorCode
 from annotation.models import Assignment, RelevanceTask, SideBySideTask, SkipReason
 from annotation.selectors.campaigns import campaign_progress
 from annotation.selectors.workbench import annotator_campaigns
 from annotation.services.assignment import leases_expire, task_next, task_skip
+from annotation.services.campaigns import campaign_import
 from annotation.services.labels import judgment_submit, preference_submit
 
 
@@ -45,6 +49,33 @@ def test_relevance_first_then_side_by_side_each_once(campaign, make_user):
     kinds = ["relevance" if a.relevance_task_id else "sbs" for a in done]
     assert kinds == ["relevance"] * 8 + ["sbs"]
     assert len({a.relevance_task_id for a in done[:8]}) == 8
+
+
+def _campaign_in_order(bundle_data, task_order: str, overlap: int = 2):
+    bundle_data["name"] = task_order
+    bundle_data["settings"].update(
+        task_order=task_order, auto_same_identical=False, overlap=overlap, gsb_overlap=overlap
+    )
+    return campaign_import(bundle=parse_bundle(bundle_data, "ordered.json"))
+
+
+def test_side_by_side_first(db, bundle_data, make_user):
+    campaign = _campaign_in_order(bundle_data, "side_by_side_first")
+    done = work_through(make_user("ann", "annotator"), campaign)
+    assert ["relevance" if a.relevance_task_id else "sbs" for a in done] == ["sbs"] * 2 + ["relevance"] * 8
+
+
+def test_interleaved_hands_out_side_by_side_tasks_from_the_start(db, bundle_data, make_user):
+    random.seed(14)
+    campaign = _campaign_in_order(bundle_data, "interleaved", overlap=20)
+    firsts = []
+    for n in range(20):
+        done = work_through(make_user(f"a{n}", "annotator"), campaign)
+        kinds = ["relevance" if a.relevance_task_id else "sbs" for a in done]
+        assert sorted(kinds) == ["relevance"] * 8 + ["sbs"] * 2  # everything, each once
+        firsts.append(kinds.index("sbs"))
+    # Relevance first would put the first side-by-side task at position 8 for everyone.
+    assert statistics.median(firsts) < 3 and max(firsts) < 8 and min(firsts) == 0
 
 
 def test_identical_lists_are_never_handed_out(campaign, make_user):

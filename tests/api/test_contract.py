@@ -117,6 +117,7 @@ def test_manager_changes_settings_and_a_deeper_pool_adds_tasks(manager, campaign
         ({"settings": {"min_queries": 0}}, "settings.min_queries"),
         ({"settings": {"min_queries": 2.5}}, "settings.min_queries"),
         ({"settings": {"min_coverage": 1.2}}, "settings.min_coverage"),
+        ({"settings": {"task_order": "random"}}, "settings.task_order"),
         ({"name": "renamed"}, "name"),
         ({"guidelines": 3}, "guidelines"),
         ([1, 2], "(top level)"),
@@ -127,6 +128,13 @@ def test_bad_setting_changes_are_400_naming_the_field(manager, campaign, body, f
     response = manager.patch(f"/api/campaigns/{campaign.pk}/", body, format="json")
     assert response.status_code == 400 and response.json()["field"] == field
     assert manager.get(f"/api/campaigns/{campaign.pk}/").json() == before
+
+
+def test_manager_sets_the_task_order(manager, campaign):
+    assert manager.get(f"/api/campaigns/{campaign.pk}/").json()["task_order"] == "relevance_first"
+    body = {"settings": {"task_order": "interleaved"}}
+    response = manager.patch(f"/api/campaigns/{campaign.pk}/", body, format="json")
+    assert response.status_code == 200 and response.json()["task_order"] == "interleaved"
 
 
 def test_manager_sets_the_sufficiency_thresholds(manager, campaign):

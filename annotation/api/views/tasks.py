@@ -43,7 +43,7 @@ class NextTaskView(APIView):
         request=None,
         responses={200: TaskSerializer, 204: OpenApiResponse(description="Nothing left for you.")},
         description="Your current task in the campaign, else the next one (leased to you for "
-        "TASK_LEASE_MINUTES), else 204. Relevance tasks first, then side by side.",
+        "TASK_LEASE_MINUTES), else 204. Which kind comes first follows the campaign's `task_order`.",
     )
     def post(self, request, campaign_id: int):
         assignment = task_next(
