@@ -8,6 +8,7 @@ urlpatterns = [
     path("", campaigns.home, name="home"),
     path("healthz", campaigns.healthz, name="healthz"),
     path("campaigns/<int:campaign_id>/work/", workbench.work, name="work"),
+    path("campaigns/<int:campaign_id>/work/progress/", workbench.work_progress, name="work_progress"),
     path("campaigns/<int:campaign_id>/tasks/<int:assignment_id>/", workbench.task, name="task"),
     path(
         "campaigns/<int:campaign_id>/tasks/<int:assignment_id>/skip/", workbench.task_skip, name="task_skip"

@@ -130,6 +130,25 @@ def annotator_campaigns(*, annotator) -> list[dict]:
     ]
 
 
+def annotator_kind_progress(*, annotator, campaign: Campaign) -> list[dict]:
+    """Per kind: the annotator's labels and what they could still be given (their live lease included);
+    counts over the campaign's open tasks, so the workbench fetches it beside the task, not with it."""
+    now = timezone.now()
+    kinds = []
+    for kind in TASK_KINDS:
+        done = kind.label_model.objects.filter(annotator=annotator, task__campaign=campaign).count()
+        open_tasks = _tasks_open(kind=kind, annotator=annotator, now=now).filter(campaign=campaign).count()
+        live = Assignment.objects.filter(
+            annotator=annotator,
+            campaign=campaign,
+            status=Assignment.Status.LEASED,
+            expires_at__gt=now,
+            **{f"{kind.assignment_field}__isnull": False},
+        ).count()
+        kinds.append({"name": kind.name, "done": done, "remaining": open_tasks + live})
+    return kinds
+
+
 def annotator_task_progress(*, annotator, campaign: Campaign) -> dict:
     """Done and skipped only: shown with every task, so nothing here may grow with the campaign's size."""
     progress = _annotator_progress(annotator=annotator, campaign_ids=[campaign.pk])[campaign.pk]

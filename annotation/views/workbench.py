@@ -2,7 +2,7 @@
 renders."""
 
 from django.contrib import messages
-from django.http import Http404
+from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.cache import never_cache
@@ -48,6 +48,17 @@ def _work_page(request, campaign: Campaign):
 def work(request, campaign_id: int):
     return _work_page(
         request, get_object_or_404(selectors.campaigns_open(annotator=request.user), pk=campaign_id)
+    )
+
+
+@never_cache
+@role_required(can_annotate)
+@require_GET
+def work_progress(request, campaign_id: int):
+    """The annotator's progress bar, per kind (the workbench's script shows it)."""
+    campaign = get_object_or_404(selectors.campaigns_open(annotator=request.user), pk=campaign_id)
+    return JsonResponse(
+        {"kinds": selectors.annotator_kind_progress(annotator=request.user, campaign=campaign)}
     )
 
 

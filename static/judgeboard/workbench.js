@@ -1,6 +1,7 @@
 // The workbench's keyboard: every answer is one key away; typing in the comment box is never intercepted.
 // A label is posted in the background and the server answers with the next task, which replaces the page
 // in place: one round trip per label. Without this script the forms post and redirect as usual.
+// It tells other scripts (the progress bar) by the events "workbench:shown" and "workbench:answered".
 (() => {
   "use strict";
   let view = null; // the current task's label form, its keyed buttons and strength choices
@@ -48,6 +49,8 @@
       postNatively(form, submitter); // the server's own error page, as without this script
       return;
     }
+    const { kind, status } = document.querySelector("[data-workbench]").dataset;
+    document.dispatchEvent(new CustomEvent("workbench:answered", { detail: { kind, status } }));
     show(await response.text(), response.headers.get("X-Workbench-Location") || response.url);
   };
 
@@ -75,6 +78,7 @@
       });
     });
     view = { form, keyed, strength: form.querySelectorAll("input[name=strength]") };
+    document.dispatchEvent(new CustomEvent("workbench:shown"));
   };
 
   const toggleStrength = () => {

@@ -157,3 +157,21 @@ def test_done_page_when_nothing_left(client, annotator, campaign):
     campaign.relevance_tasks.all().delete()
     campaign.side_by_side_tasks.all().delete()
     assert b"Nothing left" in client.get(work_url(campaign)).content
+
+
+def test_progress_per_kind_counts_done_and_what_is_left(client, annotator, campaign):
+    url = reverse("annotation:work_progress", args=[campaign.pk])
+    assert client.get(url).json() == {
+        "kinds": [
+            {"name": "relevance", "done": 0, "remaining": 8},
+            {"name": "side_by_side", "done": 0, "remaining": 1},
+        ]
+    }
+    client.get(work_url(campaign))  # leases a task: still the annotator's to do
+    assert client.get(url).json()["kinds"][0] == {"name": "relevance", "done": 0, "remaining": 8}
+    task = Assignment.objects.get(annotator=annotator).relevance_task
+    client.post(reverse("annotation:task", args=[campaign.pk, Assignment.objects.get().pk]), {"grade": 1})
+    assert Judgment.objects.filter(task=task).exists()
+    assert client.get(url).json()["kinds"][0] == {"name": "relevance", "done": 1, "remaining": 7}
+    page = client.get(work_url(campaign)).content.decode()
+    assert f'data-progress-url="{url}"' in page and 'data-kind="relevance" data-status="leased"' in page

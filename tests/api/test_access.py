@@ -67,6 +67,7 @@ ROUTES = [
     ("GET", "/", "signed in", "your campaigns"),
     ("GET", "/healthz", "anyone", "health check"),
     ("GET", "/campaigns/{campaign_id}/work/", "annotators", "workbench: your current or next task"),
+    ("GET", "/campaigns/{campaign_id}/work/progress/", "annotators", "your progress per task kind (JSON)"),
     ("GET", "/campaigns/{campaign_id}/tasks/{assignment_id}/", "annotators", "one of your tasks"),
     ("POST", "/campaigns/{campaign_id}/tasks/{assignment_id}/", "annotators", "label your task"),
     ("POST", "/campaigns/{campaign_id}/tasks/{assignment_id}/skip/", "annotators", "skip your task"),

@@ -40,7 +40,13 @@ BUNDLE = {
         {"value": 2, "label": "Relevant", "description": "Answers well, something missing."},
         {"value": 3, "label": "Perfect", "description": "Exactly what was asked for."},
     ],
-    "settings": {"overlap": 1, "gsb_overlap": 1, "pool_depth": 1, "gsb_depth": 3},
+    "settings": {
+        "overlap": 1,
+        "gsb_overlap": 1,
+        "pool_depth": 1,
+        "gsb_depth": 3,
+        "task_order": "relevance_first",
+    },
     "models": [
         {"name": MODEL_NAMES[0], "role": "online"},
         {"name": MODEL_NAMES[1], "role": "experimental"},
@@ -104,6 +110,10 @@ def test_annotator_works_by_keyboard(transactional_db, browser_page, screenshot_
     for index, key in enumerate(["2", "0", "3", "x", "1"]):
         page.wait_for_selector(".wb-grade")
         title = page.inner_text(".wb-doc-title")
+        progress = page.locator(".wb-progress")
+        if index in (0, 2):  # fetched on the first page, counted forward by the script after that
+            page.wait_for_selector(".wb-progress-kind")
+            assert progress.inner_text().split() == ["Grades", f"{index}/5", "Side", "by", "side", "0/3"]
         if index == 0:
             page.screenshot(path=screenshot_dir / "relevance.png", full_page=True)
             page.keyboard.press("g")
