@@ -153,6 +153,8 @@ class AnnotatorProgressSerializer(serializers.Serializer):
     in_progress = serializers.IntegerField()
     skipped = serializers.IntegerField()
     done = serializers.IntegerField()
+    median_seconds = serializers.FloatField(allow_null=True, help_text="Median seconds per label.")
+    last_active = serializers.DateTimeField(allow_null=True, help_text="When they last labelled.")
 
 
 class KindProgressSerializer(serializers.Serializer):

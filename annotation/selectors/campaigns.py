@@ -1,7 +1,9 @@
 """Campaign reads: one campaign, the API's lists, and a campaign's progress per annotator and task kind."""
 
+import statistics
+
 from django.contrib.auth import get_user_model
-from django.db.models import Count, F, OuterRef, Q, QuerySet, Sum
+from django.db.models import Count, F, Max, OuterRef, Q, QuerySet, Sum
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
@@ -49,22 +51,32 @@ def query_list(*, campaign: Campaign, segment: str = "", text: str = "") -> Quer
 
 
 def campaign_progress(*, campaign: Campaign) -> dict:
-    """Per annotator: labels done, leases live, skips; and per kind: tasks and labels still needed."""
+    """Per annotator: labels done, leases live, skips, median seconds per label, last label; and per kind:
+    tasks complete and labels still needed."""
     now = timezone.now()
     rows: dict[int, dict] = {}
 
     def row(pk: int) -> dict:
-        return rows.setdefault(pk, {"judgments": 0, "preferences": 0, "in_progress": 0, "skipped": 0})
+        empty = {"judgments": 0, "preferences": 0, "in_progress": 0, "skipped": 0, "last_active": None}
+        return rows.setdefault(pk, empty)
 
+    seconds: dict[int, list[float]] = {}
     for label_model, key in ((Judgment, "judgments"), (Preference, "preferences")):
         counts = (
             label_model.objects.filter(task__campaign=campaign)
             .order_by()
             .values("annotator")
-            .annotate(n=Count("pk"))
+            .annotate(n=Count("pk"), last=Max("updated_at"))
         )
         for item in counts:
-            row(item["annotator"])[key] = item["n"]
+            entry = row(item["annotator"])
+            entry[key] = item["n"]
+            entry["last_active"] = max(filter(None, (entry["last_active"], item["last"])))
+        spent = label_model.objects.filter(task__campaign=campaign, seconds_spent__isnull=False)
+        for annotator, value in spent.values_list("annotator", "seconds_spent").iterator(chunk_size=10_000):
+            seconds.setdefault(annotator, []).append(value)
+    for pk, values in seconds.items():
+        row(pk)["median_seconds"] = statistics.median(values)
     assignments = (
         Assignment.objects.filter(campaign=campaign)
         .order_by()
@@ -79,7 +91,12 @@ def campaign_progress(*, campaign: Campaign) -> dict:
     names = dict(get_user_model().objects.filter(pk__in=rows).values_list("pk", "username"))
     annotators = sorted(
         (
-            {"username": names[pk], **counts, "done": counts["judgments"] + counts["preferences"]}
+            {
+                "username": names[pk],
+                "median_seconds": None,
+                **counts,
+                "done": counts["judgments"] + counts["preferences"],
+            }
             for pk, counts in rows.items()
         ),
         key=lambda item: item["username"],

@@ -1,10 +1,13 @@
 """The workbench pages: PRG flow, roles, escaping, and no model names in what annotators see."""
 
+from datetime import timedelta
+
 import pytest
 from django.urls import reverse
 
 from annotation.models import Assignment, Document, Judgment, Preference, Query
 from annotation.services.assignment import task_next
+from annotation.services.labels import judgment_submit
 
 
 @pytest.fixture
@@ -151,6 +154,19 @@ def test_progress_page_for_reviewers_only(client, make_user, campaign):
     client.force_login(make_user("boss", "manager"))
     response = client.get(url)
     assert response.status_code == 200 and b"labels left" in response.content.lower()
+
+
+def test_progress_page_shows_median_seconds_and_links(client, make_user, campaign):
+    ann = make_user("ann", "annotator")
+    for seconds in (4.0, 10.0, 6.0):
+        lease = task_next(annotator=ann, campaign=campaign)
+        Assignment.objects.filter(pk=lease.pk).update(leased_at=lease.leased_at - timedelta(minutes=1))
+        judgment_submit(annotator=ann, task=lease.relevance_task, grade=1, seconds_spent=seconds)
+    client.force_login(make_user("boss", "manager"))
+    page = client.get(reverse("annotation:progress", args=[campaign.pk])).content.decode()
+    assert '<td class="num">6.0</td>' in page
+    for name in ("metrics:campaign_overview", "metrics:campaign_quality", "annotation:review_queue"):
+        assert f'href="{reverse(name, args=[campaign.pk])}"' in page
 
 
 def test_done_page_when_nothing_left(client, annotator, campaign):
