@@ -14,7 +14,8 @@ from metrics.selectors.launch import campaign_overview, launch_report_build
 @reads_from_replica
 def overview(request, campaign_id: int):
     campaign = get_object_or_404(Campaign, pk=campaign_id)
-    return render(request, "metrics/overview.html", {"overview": campaign_overview(campaign=campaign)})
+    context = {"overview": campaign_overview(campaign=campaign), "report_formats": REPORT_FORMATS}
+    return render(request, "metrics/overview.html", context)
 
 
 def _report(campaign_id: int, model: str):

@@ -1,6 +1,7 @@
 """The launch pages: who may see them, what they show, the report downloads, and flat query counts."""
 
 import json
+import re
 
 import pytest
 from django.db import connection
@@ -57,6 +58,20 @@ def test_overview_shows_progress_agreement_and_the_decision(client, worked, make
     assert 'id="per-day"' in page
     assert "Krippendorff" in page
     assert reverse("metrics:comparison", args=[worked.pk, "exp"]) in page
+
+
+def test_overview_download_buttons_give_the_cli_files(client, worked, make_user):
+    client.force_login(make_user("rev", "reviewer"))
+    page = client.get(reverse("metrics:campaign_overview", args=[worked.pk])).content.decode()
+    downloads = page[page.index('id="downloads"') :]
+    links = re.findall(r'href="([^"]+)" download', downloads)
+    assert len(links) == 6  # labels, qrels, the report in four formats
+    for link in links:
+        response = client.get(link)
+        assert response.status_code == 200, link
+        assert "attachment" in response["Content-Disposition"], link
+    labels = b"".join(client.get(links[0]).streaming_content).decode().splitlines()
+    assert labels and all(json.loads(line)["annotator"] for line in labels)
 
 
 def test_comparison_links_losing_queries_to_their_drilldown(client, make_user, db):
