@@ -24,7 +24,9 @@ demo: export DEBUG = 1
 demo: $(BIN)/.installed-runtime
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py load_demo
-	$(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
+	@# The Tasks worker (browser imports) runs beside the server and stops with it.
+	$(BIN)/python manage.py db_worker --no-reload & worker=$$!; trap 'kill $$worker' EXIT INT TERM; \
+		$(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
 
 lint: $(BIN)/.installed-dev
 	$(BIN)/ruff check .

@@ -400,6 +400,14 @@ def _parse_gold(items: list, bundle: CampaignBundle, reader: _Reader) -> None:
             bundle.gold_verdicts[query, model] = verdict
 
 
+def ranking_rows(bundle: CampaignBundle, runs: dict[str, RankedRun]) -> int:
+    """The ranking rows an import writes: each run's, and the bundle's own for models without a run."""
+    inline = sum(
+        len(docs) for name, ranks in bundle.rankings.items() if name not in runs for docs in ranks.values()
+    )
+    return inline + sum(int(run.rank.size) for run in runs.values())
+
+
 def load_run(path: str, source: str) -> RankedRun:
     """A TREC run file as ranked lists, checked for what a campaign can store; every problem names `source`
     and, where there is one, the line."""

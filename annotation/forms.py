@@ -1,6 +1,7 @@
 """Parsing the pages' posts (sign-in, workbench, people, members); the rules live in the services."""
 
 from django import forms
+from django.conf import settings
 from django.contrib.auth.forms import AuthenticationForm
 
 from annotation.models import SkipReason
@@ -69,3 +70,35 @@ class CampaignMembersForm(forms.Form):
     members = forms.ModelMultipleChoiceField(
         queryset=campaign_member_candidates(), required=False, widget=forms.CheckboxSelectMultiple
     )
+
+
+class CampaignUploadForm(forms.Form):
+    """A bundle and any number of (model, TREC run) pairs, posted as `run_model_<i>` and `run_file_<i>`."""
+
+    bundle = forms.FileField(
+        help_text="The campaign bundle: JSON as import_campaign reads it, may be gzipped."
+    )
+
+    def clean(self):
+        data = super().clean()
+        suffixes = (key.rpartition("_")[2] for key in [*self.data, *self.files] if key.startswith("run_"))
+        runs = []
+        for index in sorted({int(suffix) for suffix in suffixes if suffix.isdigit()}):
+            model = self.data.get(f"run_model_{index}", "").strip()
+            upload = self.files.get(f"run_file_{index}")
+            if not model and upload is None:
+                continue
+            if not model or upload is None:
+                raise forms.ValidationError(f"run {index + 1}: give both the model's name and its run file")
+            runs.append((model, upload))
+        for upload in [data.get("bundle"), *(upload for _, upload in runs)]:
+            if upload is not None and upload.size > settings.IMPORT_UPLOAD_MAX_BYTES:
+                raise forms.ValidationError(
+                    f"{upload.name}: larger than {settings.IMPORT_UPLOAD_MAX_BYTES} bytes"
+                )
+        data["runs"] = runs
+        return data
+
+
+class ImportActionForm(forms.Form):
+    action = forms.ChoiceField(choices=[("confirm", "Create the campaign"), ("cancel", "Cancel")])

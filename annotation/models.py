@@ -478,3 +478,34 @@ class LabelRevision(models.Model):
 
     def __str__(self):
         return f"{self.kind}: {self.old_value or '∅'} → {self.new_value}"
+
+
+class CampaignImport(models.Model):
+    """A campaign created in the browser: uploaded files, checked in the background into a preview, then,
+    once a manager confirms, imported in the background in one transaction."""
+
+    class Status(models.TextChoices):
+        CHECKING = "checking", "Checking the files"
+        READY = "ready", "Ready to confirm"
+        INVALID = "invalid", "Refused: see the error"
+        IMPORTING = "importing", "Importing"
+        DONE = "done", "Imported"
+        FAILED = "failed", "Failed: nothing was written"
+        CANCELLED = "cancelled", "Cancelled: nothing was written"
+
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    folder = models.CharField(max_length=100, help_text="The uploaded files' folder under IMPORTS_DIR.")
+    bundle_file = models.CharField(max_length=255)
+    runs = models.JSONField(default=list, help_text="[{model, file}] of the uploaded TREC runs.")
+    status = models.CharField(max_length=16, choices=Status, default=Status.CHECKING)
+    preview = models.JSONField(null=True, blank=True)
+    error = models.TextField(blank=True)
+    campaign = models.ForeignKey(Campaign, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self):
+        return f"import {self.pk} of {self.bundle_file} ({self.status})"

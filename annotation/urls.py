@@ -1,6 +1,6 @@
 from django.urls import path
 
-from annotation.views import campaigns, people, review, workbench
+from annotation.views import campaigns, imports, people, review, workbench
 
 app_name = "annotation"
 
@@ -15,6 +15,14 @@ urlpatterns = [
     ),
     path("campaigns/<int:campaign_id>/progress/", campaigns.progress, name="progress"),
     path("campaigns/<int:campaign_id>/members/", people.members, name="campaign_members"),
+    path("campaigns/new/", imports.campaign_new, name="campaign_new"),
+    path("campaigns/new/template.json", imports.campaign_template, name="campaign_template"),
+    path("campaigns/imports/<int:import_id>/", imports.campaign_import, name="campaign_import"),
+    path(
+        "campaigns/imports/<int:import_id>/status/",
+        imports.campaign_import_status,
+        name="campaign_import_status",
+    ),
     path("people/", people.people, name="people"),
     path("people/<int:user_id>/", people.person, name="person"),
     path("campaigns/<int:campaign_id>/review/", review.queue, name="review_queue"),

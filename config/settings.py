@@ -58,6 +58,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "django_tasks_db",
     "annotation",
     "metrics",
 ]
@@ -202,6 +203,15 @@ STORAGES = {
 # Uploads (bundles, TREC runs) larger than this are refused with 413 / a field error.
 MAX_UPLOAD_BYTES = int(os.environ.get("MAX_UPLOAD_BYTES", str(50 * 1024 * 1024)))
 DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_UPLOAD_BYTES
+
+# Campaigns created in the browser: uploaded files wait here (shared by the web and the worker machines)
+# until the background import is done; each file may be this large.
+IMPORTS_DIR = Path(os.environ.get("IMPORTS_DIR", str(BASE_DIR / "var" / "imports")))
+IMPORT_UPLOAD_MAX_BYTES = int(os.environ.get("IMPORT_UPLOAD_MAX_BYTES", str(1024**3)))
+
+# Background work (browser imports) runs in Django's Tasks framework on the database backend; a worker is
+# `manage.py db_worker` (make demo starts one beside the server).
+TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
 
 # API tokens stop working this many days after they were issued (0: never); a new sign-in gets a new one.
 API_TOKEN_DAYS = int(os.environ.get("API_TOKEN_DAYS", "0"))

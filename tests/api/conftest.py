@@ -5,6 +5,7 @@ from django.core.cache import cache
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from annotation.models import CampaignImport
 from annotation.services.assignment import task_next
 
 
@@ -62,6 +63,9 @@ def world(campaign, make_user):
         "format": "json",
         "query_id": campaign.queries.first().pk,
         "user_id": users["annotator"].pk,
+        "import_id": CampaignImport.objects.create(
+            created_by=users["manager"], folder="-", bundle_file="b.json"
+        ).pk,
         "uidb64": "MQ",
         "token": "expired-token",
     }

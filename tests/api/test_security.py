@@ -7,6 +7,7 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 
 from annotation.bundle import parse_bundle
+from annotation.models import CampaignImport
 from annotation.services.assignment import task_next
 from annotation.services.campaigns import campaign_import
 from annotation.services.labels import judgment_submit, preference_submit
@@ -91,6 +92,9 @@ def test_no_page_shows_a_hostile_bundle_unescaped(hostile):
                 "format": "html",
                 "query_id": campaign.queries.first().pk,
                 "user_id": admin.pk,
+                "import_id": CampaignImport.objects.get_or_create(
+                    created_by=admin, folder="-", bundle_file="<script>x</script>.json"
+                )[0].pk,
                 "uidb64": "MQ",
                 "token": "expired-token",
             }

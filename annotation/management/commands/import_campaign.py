@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.bundle import load_json, load_run, parse_bundle
+from annotation.bundle import load_json, load_run, parse_bundle, ranking_rows
 from annotation.errors import InputError
 from annotation.management.cli import command_error, progress_bar, read_text
 from annotation.services.campaigns import campaign_import
@@ -28,13 +28,7 @@ class Command(BaseCommand):
                     raise CommandError(f"--run {spec!r}: write it as MODEL=PATH")
                 runs[model] = load_run(path, path)
             parsed = parse_bundle(load_json(read_text(bundle), bundle), bundle, require_rankings=not runs)
-            total = sum(
-                len(docs)
-                for name, ranks in parsed.rankings.items()
-                if name not in runs
-                for docs in ranks.values()
-            ) + sum(run.rank.size for run in runs.values())
-            with progress_bar(total, "rankings") as bar:
+            with progress_bar(ranking_rows(parsed, runs), "rankings") as bar:
                 campaign = campaign_import(bundle=parsed, runs=runs, progress=bar.update)
         except InputError as exc:
             raise command_error(exc) from None

@@ -1,0 +1,138 @@
+"""What an import would create, and what looks wrong in it, worked out from the parsed bundle and runs before
+anything is written (the validation preview of a campaign created in the browser)."""
+
+import re
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from annotation.bundle import CampaignBundle
+from annotation.models import RankingModel
+from trec.files import RankedRun
+
+
+@dataclass(frozen=True)
+class ModelPreview:
+    name: str
+    role: str
+    rankings: int  # ranking rows
+    queries: int  # queries it ranks
+
+
+@dataclass
+class ImportPreview:
+    name: str
+    models: list[ModelPreview]
+    queries: int
+    documents: int
+    rankings: int
+    relevance_tasks: int
+    side_by_side_tasks: int
+    identical_lists: int
+    warnings: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def _top(run: RankedRun, depth: int) -> dict[str, list[str]]:
+    keep = np.flatnonzero(run.rank <= depth)
+    lists: dict[str, list[str]] = {}
+    for query, document in zip(run.query[keep].tolist(), run.document[keep].tolist(), strict=True):
+        lists.setdefault(run.queries[query], []).append(run.documents[document])
+    return lists
+
+
+def import_preview(bundle: CampaignBundle, runs: dict[str, RankedRun]) -> ImportPreview:
+    """Counts as `campaign_import` and the pooling would make them, and warnings: a model without rankings,
+    queries without both lists, lists shorter than `gsb_depth`, cut-offs deeper than `pool_depth`, and a
+    model name in annotator-visible text."""
+    settings = bundle.settings
+    rankings = {name: RankedRun.from_lists(lists) for name, lists in bundle.rankings.items()}
+    rankings.update(runs)
+    empty = RankedRun.from_lists({})
+    models = [
+        ModelPreview(
+            model.name,
+            model.role,
+            int(rankings.get(model.name, empty).rank.size),
+            int(np.unique(rankings.get(model.name, empty).query).size),
+        )
+        for model in bundle.models
+    ]
+    pooled: set[tuple[str, str]] = set()
+    top_lists: dict[str, dict[str, list[str]]] = {}
+    for name, run in rankings.items():
+        lists = _top(run, max(settings["pool_depth"], settings["gsb_depth"]))
+        pooled.update((query, doc) for query, docs in lists.items() for doc in docs[: settings["pool_depth"]])
+        top_lists[name] = {query: docs[: settings["gsb_depth"]] for query, docs in lists.items()}
+    online = next(model.name for model in bundle.models if model.role == RankingModel.Role.ONLINE)
+    experimental = [model.name for model in bundle.models if model.role == RankingModel.Role.EXPERIMENTAL]
+    pairs = [
+        (query, name)
+        for name in experimental
+        for query in top_lists.get(online, {})
+        if query in top_lists.get(name, {})
+    ]
+    identical = sum(top_lists[online][query] == top_lists[name][query] for query, name in pairs)
+    documents = {doc.external_id for doc in bundle.documents}
+    for run in rankings.values():
+        documents.update(run.documents)
+    preview = ImportPreview(
+        name=bundle.name,
+        models=models,
+        queries=len(bundle.queries),
+        documents=len(documents),
+        rankings=sum(model.rankings for model in models),
+        relevance_tasks=len(pooled),
+        side_by_side_tasks=len(pairs),
+        identical_lists=identical,
+    )
+    preview.warnings = _warnings(bundle, models, top_lists, online, experimental)
+    return preview
+
+
+def _warnings(bundle, models, top_lists, online, experimental) -> list[str]:
+    settings = bundle.settings
+    warnings = [f"model {m.name!r} has no rankings" for m in models if not m.rankings]
+    query_ids = [query.external_id for query in bundle.queries]
+    for name in experimental:
+        missing = [
+            q for q in query_ids if q not in top_lists.get(name, {}) or q not in top_lists.get(online, {})
+        ]
+        if missing:
+            warnings.append(
+                f"{len(missing)} of {len(query_ids)} queries lack the {online!r} or {name!r} list "
+                f"(e.g. {missing[0]!r}): no side-by-side task for them"
+            )
+    for name, lists in top_lists.items():
+        short = sum(len(docs) < settings["gsb_depth"] for docs in lists.values())
+        if short:
+            warnings.append(
+                f"{short} list{'s' if short > 1 else ''} of {name!r} shorter than gsb_depth "
+                f"{settings['gsb_depth']}"
+            )
+    deepest = max(settings["cutoffs"])
+    if deepest > settings["pool_depth"]:
+        warnings.append(
+            f"cut-off {deepest} is deeper than pool_depth {settings['pool_depth']}: "
+            "documents below the pool are unjudged"
+        )
+    warnings += model_name_warnings(bundle)
+    return warnings
+
+
+def model_name_warnings(bundle: CampaignBundle) -> list[str]:
+    """Annotator-visible text (name, guidelines, query text and description) naming a model as a whole
+    word: it would unblind the side-by-side judgments."""
+    texts = [("name", bundle.name), ("guidelines", bundle.guidelines)]
+    for query in bundle.queries:
+        texts += [(f"queries[{query.external_id}].text", query.text)]
+        texts += [(f"queries[{query.external_id}].description", query.description)]
+    warnings = []
+    for model in bundle.models:
+        word = re.compile(rf"(?<!\w){re.escape(model.name)}(?!\w)", re.IGNORECASE)
+        for place, text in texts:
+            if word.search(text):
+                warnings.append(f"{place} names the model {model.name!r}, which annotators would see")
+    return warnings

@@ -1,0 +1,162 @@
+"""Campaigns created in the browser. The uploaded files are staged under IMPORTS_DIR and checked in the
+background into a preview (what would be created, errors, warnings); a manager confirms, and the import runs
+in the background in one transaction, as `import_campaign` does; the files are removed once it is over.
+Cancelling, an invalid file or a failed import write nothing."""
+
+import gzip
+import json
+import shutil
+import time
+import uuid
+import zlib
+from pathlib import Path
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from annotation.bundle import CampaignBundle, load_json, load_run, parse_bundle, ranking_rows
+from annotation.errors import InputError
+from annotation.errors import InputErrorCode as Code
+from annotation.models import CampaignImport
+from annotation.previews import import_preview
+from annotation.services.campaigns import campaign_import
+from trec.files import RankedRun
+
+PROGRESS_FILE = "progress.json"
+Status = CampaignImport.Status
+
+
+def import_folder(staged: CampaignImport) -> Path:
+    return Path(settings.IMPORTS_DIR) / staged.folder
+
+
+def _save(upload, path: Path) -> None:
+    with path.open("wb") as out:
+        for chunk in upload.chunks():
+            out.write(chunk)
+
+
+@transaction.atomic
+def import_stage(*, user, bundle, runs: list[tuple[str, object]]) -> CampaignImport:
+    """Keep the uploaded bundle and (model, run file) pairs, and queue their check."""
+    from annotation import tasks  # tasks call back into this module
+
+    folder = uuid.uuid4().hex
+    path = Path(settings.IMPORTS_DIR) / folder
+    path.mkdir(parents=True)
+    _save(bundle, path / "bundle")
+    staged_runs = []
+    for index, (model, upload) in enumerate(runs):
+        _save(upload, path / f"run-{index}")
+        staged_runs.append({"model": model, "file": upload.name, "path": f"run-{index}"})
+    staged = CampaignImport.objects.create(
+        created_by=user, folder=folder, bundle_file=bundle.name, runs=staged_runs
+    )
+    transaction.on_commit(lambda: tasks.campaign_import_check.enqueue(staged.pk))
+    return staged
+
+
+def _read_bundle(staged: CampaignImport, *, require_rankings: bool) -> CampaignBundle:
+    raw = (import_folder(staged) / "bundle").read_bytes()
+    try:
+        if raw[:2] == b"\x1f\x8b":
+            raw = gzip.decompress(raw)
+        text = raw.decode("utf-8")
+    except (OSError, EOFError, zlib.error):
+        raise InputError(Code.MALFORMED, "not a readable gzip file", source=staged.bundle_file) from None
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            Code.MALFORMED, f"not UTF-8 text (byte {exc.start})", source=staged.bundle_file
+        ) from None
+    data = load_json(text, staged.bundle_file)
+    return parse_bundle(data, staged.bundle_file, require_rankings=require_rankings)
+
+
+def _read(staged: CampaignImport) -> tuple[CampaignBundle, dict[str, RankedRun]]:
+    runs: dict[str, RankedRun] = {}
+    for run in staged.runs:
+        if run["model"] in runs:
+            raise InputError(Code.DUPLICATE_ID, f"two runs for model {run['model']!r}", field="model")
+        runs[run["model"]] = load_run(str(import_folder(staged) / run["path"]), run["file"])
+    return _read_bundle(staged, require_rankings=not runs), runs
+
+
+def _finish(staged: CampaignImport, status: str, **fields) -> None:
+    CampaignImport.objects.filter(pk=staged.pk).update(status=status, finished_at=timezone.now(), **fields)
+    if status != Status.READY:
+        shutil.rmtree(import_folder(staged), ignore_errors=True)
+
+
+def import_check(*, staged: CampaignImport) -> None:
+    """The preview of a staged import, or the first error (file, line, field) that refuses it."""
+    try:
+        bundle, runs = _read(staged)
+        preview = import_preview(bundle, runs)
+    except InputError as error:
+        _finish(staged, Status.INVALID, error=str(error))
+        return
+    except Exception:
+        _finish(staged, Status.INVALID, error="the files could not be checked (see the worker's log)")
+        raise
+    CampaignImport.objects.filter(pk=staged.pk).update(status=Status.READY, preview=preview.as_dict())
+
+
+@transaction.atomic
+def import_confirm(*, staged: CampaignImport) -> None:
+    from annotation import tasks
+
+    staged = CampaignImport.objects.select_for_update().get(pk=staged.pk)
+    if staged.status != Status.READY:
+        raise InputError(Code.INVALID_VALUE, f"this import is {staged.get_status_display().lower()}")
+    CampaignImport.objects.filter(pk=staged.pk).update(status=Status.IMPORTING)
+    transaction.on_commit(lambda: tasks.campaign_import_run.enqueue(staged.pk))
+
+
+@transaction.atomic
+def import_cancel(*, staged: CampaignImport) -> None:
+    staged = CampaignImport.objects.select_for_update().get(pk=staged.pk)
+    if staged.status not in (Status.CHECKING, Status.READY, Status.INVALID):
+        raise InputError(Code.INVALID_VALUE, f"this import is {staged.get_status_display().lower()}")
+    _finish(staged, Status.CANCELLED)
+
+
+class _ProgressFile:
+    """Ranking rows written so far, in a file beside the uploads: the import's own transaction hides its
+    rows from the page, a file does not. Written at most twice a second."""
+
+    def __init__(self, path: Path, total: int):
+        self.path, self.total, self.rows, self.written_at = path, total, 0, 0.0
+        self._write()
+
+    def _write(self) -> None:
+        self.path.write_text(json.dumps({"rows": self.rows, "total": self.total}))
+        self.written_at = time.monotonic()
+
+    def update(self, rows: int) -> None:
+        self.rows += rows
+        if time.monotonic() - self.written_at > 0.5:
+            self._write()
+
+
+def import_run(*, staged: CampaignImport) -> None:
+    """Import a confirmed campaign in one transaction; on an error nothing is written, the error is kept."""
+    try:
+        bundle, runs = _read(staged)
+        progress = _ProgressFile(import_folder(staged) / PROGRESS_FILE, ranking_rows(bundle, runs))
+        campaign = campaign_import(bundle=bundle, runs=runs, progress=progress.update)
+    except InputError as error:
+        _finish(staged, Status.FAILED, error=str(error))
+        return
+    except Exception:
+        _finish(staged, Status.FAILED, error="the import failed unexpectedly (see the worker's log)")
+        raise
+    _finish(staged, Status.DONE, campaign=campaign)
+
+
+def import_progress(*, staged: CampaignImport) -> dict | None:
+    """{rows, total} of a running import, None before it started writing."""
+    try:
+        return json.loads((import_folder(staged) / PROGRESS_FILE).read_text())
+    except (OSError, ValueError):
+        return None

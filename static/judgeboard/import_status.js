@@ -1,0 +1,30 @@
+// A campaign import's page while its files are checked or imported in the background: polls the status
+// each second, moves the progress bar, and reloads the page once the status changes.
+(() => {
+  "use strict";
+  const root = document.getElementById("import-status");
+  if (!root || !root.dataset.statusUrl) return;
+  const bar = document.getElementById("import-progress");
+  const rows = document.getElementById("import-rows");
+
+  const poll = async () => {
+    try {
+      const response = await fetch(root.dataset.statusUrl, { credentials: "same-origin" });
+      if (response.ok) {
+        const { status, progress } = await response.json();
+        if (status !== root.dataset.status) {
+          window.location.reload();
+          return;
+        }
+        if (progress) {
+          Object.assign(bar, { value: progress.rows, max: Math.max(progress.total, 1) });
+          rows.textContent = `${progress.rows} of ${progress.total} ranking rows`;
+        }
+      }
+    } catch {
+      // A missed poll is retried.
+    }
+    window.setTimeout(poll, 1000);
+  };
+  window.setTimeout(poll, 1000);
+})();

@@ -1,0 +1,186 @@
+"""A manager creates a campaign in the browser: upload, background check into a preview, confirm or cancel,
+background import in one transaction. The Tasks framework's database backend queues the work and its
+`db_worker` runs it, as in production."""
+
+import copy
+import gzip
+import json
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management import call_command
+from django.urls import reverse
+
+from annotation.bundle import parse_bundle
+from annotation.models import Campaign, CampaignImport, Ranking
+from annotation.previews import import_preview
+from annotation.services.campaigns import campaign_import
+from tests.conftest import SMALL_BUNDLE
+
+RUN = "".join(
+    f"{q} Q0 {d} {rank} {10 - rank} exp-run\n"
+    for q, docs in (("q1", ["d3", "d1", "d2"]), ("q2", ["d6", "d8", "d7"]))
+    for rank, d in enumerate(docs, start=1)
+)
+
+
+@pytest.fixture
+def manager(client, make_user, settings, tmp_path):
+    settings.IMPORTS_DIR = tmp_path / "imports"
+    client.force_login(make_user("boss", "manager"))
+    return client
+
+
+def bundle_file(data: dict, name: str = "small.json", zipped: bool = False) -> SimpleUploadedFile:
+    raw = json.dumps(data).encode()
+    return SimpleUploadedFile(name, gzip.compress(raw) if zipped else raw)
+
+
+def work_off_the_queue() -> None:
+    call_command("db_worker", batch=True, reload=False, startup_delay=False, verbosity=0)
+
+
+def upload(client, django_capture_on_commit_callbacks, data, runs=()):
+    body = {"bundle": bundle_file(data)}
+    for index, (model, text) in enumerate(runs):
+        body[f"run_model_{index}"] = model
+        body[f"run_file_{index}"] = SimpleUploadedFile(f"{model}.run", text.encode())
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(reverse("annotation:campaign_new"), body)
+    assert response.status_code == 302, response.content.decode()[:2000]
+    staged = CampaignImport.objects.get()
+    work_off_the_queue()
+    staged.refresh_from_db()
+    return staged
+
+
+def test_upload_preview_confirm_creates_what_the_preview_said(manager, django_capture_on_commit_callbacks):
+    data = copy.deepcopy(SMALL_BUNDLE)
+    data["rankings"] = [r for r in data["rankings"] if r["model"] != "exp"]
+    staged = upload(manager, django_capture_on_commit_callbacks, data, runs=[("exp", RUN)])
+    assert staged.status == CampaignImport.Status.READY and not Campaign.objects.exists()
+    page = manager.get(reverse("annotation:campaign_import", args=[staged.pk])).content.decode()
+    assert "What will be created" in page and "Create the campaign" in page
+    preview = staged.preview
+    assert [(m["name"], m["rankings"]) for m in preview["models"]] == [("online", 7), ("exp", 6)]
+
+    with django_capture_on_commit_callbacks(execute=True):
+        manager.post(reverse("annotation:campaign_import", args=[staged.pk]), {"action": "confirm"})
+    assert CampaignImport.objects.get().status == CampaignImport.Status.IMPORTING
+    work_off_the_queue()
+    staged.refresh_from_db()
+    assert staged.status == CampaignImport.Status.DONE
+    campaign = staged.campaign
+    assert campaign.queries.count() == preview["queries"]
+    assert campaign.documents.count() == preview["documents"]
+    assert Ranking.objects.filter(model__campaign=campaign).count() == preview["rankings"] == 13
+    assert campaign.relevance_tasks.count() == preview["relevance_tasks"]
+    assert campaign.side_by_side_tasks.count() == preview["side_by_side_tasks"]
+    assert not (manager_imports_dir := staged_folder(staged)).exists(), manager_imports_dir
+    assert (
+        "Choose its members"
+        in manager.get(reverse("annotation:campaign_import", args=[staged.pk])).content.decode()
+    )
+
+
+def staged_folder(staged):
+    from annotation.services.imports import import_folder
+
+    return import_folder(staged)
+
+
+def test_a_bad_run_line_is_refused_naming_file_and_line(manager, django_capture_on_commit_callbacks):
+    staged = upload(manager, django_capture_on_commit_callbacks, SMALL_BUNDLE, runs=[("exp", "q1 Q0 d1 1\n")])
+    assert staged.status == CampaignImport.Status.INVALID
+    assert staged.error.startswith("exp.run:1")
+    page = manager.get(reverse("annotation:campaign_import", args=[staged.pk])).content.decode()
+    assert "exp.run:1" in page and "Nothing was written" in page
+    assert not Campaign.objects.exists() and not staged_folder(staged).exists()
+
+
+def test_a_bad_bundle_is_refused_naming_the_field(manager, django_capture_on_commit_callbacks):
+    data = copy.deepcopy(SMALL_BUNDLE)
+    data["settings"]["overlap"] = 0
+    staged = upload(manager, django_capture_on_commit_callbacks, data)
+    assert staged.status == CampaignImport.Status.INVALID
+    assert "small.json: settings.overlap" in staged.error
+
+
+def test_cancel_writes_nothing(manager, django_capture_on_commit_callbacks):
+    staged = upload(manager, django_capture_on_commit_callbacks, SMALL_BUNDLE)
+    manager.post(reverse("annotation:campaign_import", args=[staged.pk]), {"action": "cancel"})
+    staged.refresh_from_db()
+    assert staged.status == CampaignImport.Status.CANCELLED
+    assert not Campaign.objects.exists() and not staged_folder(staged).exists()
+    page = manager.post(
+        reverse("annotation:campaign_import", args=[staged.pk]), {"action": "confirm"}, follow=True
+    )
+    assert "this import is cancelled" in page.content.decode()
+
+
+def test_a_failed_import_keeps_its_error_and_writes_nothing(manager, django_capture_on_commit_callbacks):
+    staged = upload(manager, django_capture_on_commit_callbacks, SMALL_BUNDLE)
+    campaign_import(
+        bundle=parse_bundle(copy.deepcopy(SMALL_BUNDLE), "other.json")
+    )  # the name is taken meanwhile
+    with django_capture_on_commit_callbacks(execute=True):
+        manager.post(reverse("annotation:campaign_import", args=[staged.pk]), {"action": "confirm"})
+    work_off_the_queue()
+    staged.refresh_from_db()
+    assert staged.status == CampaignImport.Status.FAILED and "already exists" in staged.error
+    assert Campaign.objects.count() == 1
+
+
+def test_warnings_in_the_preview(manager, django_capture_on_commit_callbacks):
+    data = copy.deepcopy(SMALL_BUNDLE)
+    data["guidelines"] = "Compare with what Online shows."
+    data["settings"]["cutoffs"] = [5, 10]
+    data["models"].append({"name": "idle", "role": "experimental"})
+    staged = upload(manager, django_capture_on_commit_callbacks, data)
+    page = manager.get(reverse("annotation:campaign_import", args=[staged.pk])).content.decode()
+    for warning in (
+        "model &#x27;idle&#x27; has no rankings",
+        "guidelines names the model &#x27;online&#x27;",
+        "cut-off 10 is deeper than pool_depth 3",
+        "queries lack the &#x27;online&#x27; or &#x27;idle&#x27; list",
+    ):
+        assert warning in page
+
+
+def test_preview_counts_equal_what_the_import_creates(db):
+    bundle = parse_bundle(copy.deepcopy(SMALL_BUNDLE), "small.json")
+    preview = import_preview(bundle, {})
+    campaign = campaign_import(bundle=bundle)
+    assert (preview.relevance_tasks, preview.side_by_side_tasks, preview.identical_lists) == (
+        campaign.relevance_tasks.count(),
+        campaign.side_by_side_tasks.count(),
+        campaign.side_by_side_tasks.filter(lists_identical=True).count(),
+    )
+    assert preview.documents == campaign.documents.count()
+    assert preview.warnings == [
+        "cut-off 10 is deeper than pool_depth 3: documents below the pool are unjudged"
+    ]
+
+
+def test_the_status_poll_and_the_template(manager, django_capture_on_commit_callbacks):
+    staged = upload(manager, django_capture_on_commit_callbacks, SMALL_BUNDLE)
+    status = manager.get(reverse("annotation:campaign_import_status", args=[staged.pk])).json()
+    assert status == {"status": "ready", "progress": None}
+    template = manager.get(reverse("annotation:campaign_template"))
+    assert json.loads(template.content)["models"]
+
+
+def test_a_gzipped_bundle_is_read(manager, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        manager.post(
+            reverse("annotation:campaign_new"), {"bundle": bundle_file(SMALL_BUNDLE, "b.json.gz", True)}
+        )
+    work_off_the_queue()
+    assert CampaignImport.objects.get().status == CampaignImport.Status.READY
+
+
+def test_a_run_without_a_model_name_is_a_form_error(manager):
+    body = {"bundle": bundle_file(SMALL_BUNDLE), "run_file_0": SimpleUploadedFile("x.run", RUN.encode())}
+    response = manager.post(reverse("annotation:campaign_new"), body)
+    assert response.status_code == 200 and "give both the model" in response.content.decode()
+    assert not CampaignImport.objects.exists()
