@@ -370,3 +370,8 @@ def test_lists_are_paginated_and_filtered(reviewer, campaign, bundle_data, setti
     page = reviewer.get(f"/api/campaigns/{campaign.pk}/queries/?page=1").json()
     assert page["count"] == 2 and page["next"] is None
     assert reviewer.get(f"/api/campaigns/{campaign.pk}/queries/?page=9").status_code == 404
+
+
+def test_a_campaign_filter_past_the_id_range_is_a_400(annotator):
+    response = annotator.get("/api/tasks/", {"campaign": 2**64})
+    assert response.status_code == 400 and response.json()["field"] == "campaign"

@@ -55,7 +55,7 @@ class NextTaskView(APIView):
 
 
 class TaskFilter(serializers.Serializer):
-    campaign = serializers.IntegerField(required=False, min_value=1)
+    campaign = serializers.IntegerField(required=False, min_value=1, max_value=2**31 - 1)
     status = serializers.ChoiceField(choices=Assignment.Status.values, required=False, default="")
     kind = serializers.ChoiceField(choices=KIND_NAMES, required=False, default="")
 
