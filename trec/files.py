@@ -69,7 +69,10 @@ def read_qrels(path: str | Path) -> Qrels:
 
 def read_run(path: str | Path) -> Run:
     """Reads `qid Q0 docid rank score tag`."""
-    columns = _read_columns(str(path), n_fields=6, keep=(0, 2, 4), names=("query id", "document id", "score"))
+    # trec_eval ignores text after a run line's sixth field (its own test/results.trunc has some).
+    columns = _read_columns(
+        str(path), n_fields=6, keep=(0, 2, 4), names=("query id", "document id", "score"), trailing=True
+    )
     return Run(*columns, str(path))
 
 
@@ -243,15 +246,16 @@ def _after_last_newline(buffer: np.ndarray, end: int) -> int:
 
 
 def _read_columns(
-    path: str, *, n_fields: int, keep: tuple[int, ...], names: tuple[str, ...]
+    path: str, *, n_fields: int, keep: tuple[int, ...], names: tuple[str, ...], trailing: bool = False
 ) -> list[np.ndarray]:
     """The kept fields of every non-blank line, the last one parsed as numbers and the others as `S`
-    arrays, then the 1-based line number of each."""
+    arrays, then the 1-based line number of each. With `trailing`, a line may have more than `n_fields`
+    fields; the rest is ignored."""
     pieces: list[list[np.ndarray]] = [[] for _ in range(len(keep) + 1)]
     first_line = 1
     for window in _windows(path):
         size = window.size - (MAX_TOKEN_BYTES + 1)
-        columns, n_lines = _tokenize(window, size, n_fields, keep, names, path, first_line)
+        columns, n_lines = _tokenize(window, size, n_fields, keep, names, path, first_line, trailing)
         for piece, column in zip(pieces, columns, strict=True):
             piece.append(column)
         first_line += n_lines
@@ -272,6 +276,7 @@ def _tokenize(
     names: tuple[str, ...],
     path: str,
     first_line: int,
+    trailing: bool = False,
 ) -> tuple[list[np.ndarray], int]:
     """Splits the first `size` bytes of `tail` (whole lines); returns the kept fields, their line numbers
     and the number of lines. The bytes of `tail` past `size` are only viewed, never parsed."""
@@ -281,7 +286,7 @@ def _tokenize(
         starts, ends, n_lines = simple
         lines = np.arange(first_line, first_line + n_lines, dtype=np.int32)
     else:
-        starts, ends, line_of_entry, n_lines = _split_any(window, n_fields, path, first_line)
+        starts, ends, line_of_entry, n_lines = _split_any(window, n_fields, path, first_line, trailing)
         lines = (first_line + line_of_entry).astype(np.int32)
     view = words(tail)
     columns = []
@@ -338,10 +343,11 @@ def _true_positions(mask: np.ndarray) -> np.ndarray:
 
 
 def _split_any(
-    window: np.ndarray, n_fields: int, path: str, first_line: int
+    window: np.ndarray, n_fields: int, path: str, first_line: int, trailing: bool = False
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """Token starts and ends for any run of blanks between fields, blank lines, a last line without a
-    newline; also the window's line of each entry and its number of lines."""
+    newline (with `trailing`, of each line's first `n_fields` tokens); also the window's line of each
+    entry and its number of lines."""
     size = window.size
     # Token boundaries alternate: a start where blank turns to text, an end where text turns to blank.
     blank = np.empty(size + 2, dtype=np.int8)
@@ -355,12 +361,18 @@ def _split_any(
     # Tokens per line, from how many tokens start before each line's end.
     per_line = np.diff(np.searchsorted(starts, newlines), prepend=0)
     line_of_entry = np.flatnonzero(per_line)
-    wrong = np.flatnonzero(per_line[line_of_entry] != n_fields)
+    counts = per_line[line_of_entry]
+    wrong = np.flatnonzero(counts < n_fields if trailing else counts != n_fields)
     if wrong.size:
         bad = line_of_entry[wrong[0]]
+        expected = f"at least {n_fields}" if trailing else str(n_fields)
         raise TrecFormatError(
-            path, first_line + int(bad), f"expected {n_fields} fields, found {per_line[bad]}"
+            path, first_line + int(bad), f"expected {expected} fields, found {per_line[bad]}"
         )
+    if trailing and (counts > n_fields).any():
+        first = np.cumsum(counts) - counts
+        kept = (first[:, None] + np.arange(n_fields)).ravel()
+        starts, ends = starts[kept], ends[kept]
     return starts, ends, line_of_entry, newlines.size
 
 

@@ -64,7 +64,7 @@ def test_line_numbers_stay_right_across_read_windows(tmp_path, monkeypatch):
 @pytest.mark.parametrize(
     ("lines", "message"),
     [
-        (["1 Q0 a 1 2.0 t", "1 Q0 b 1 2.0"], "run:2: expected 6 fields, found 5"),
+        (["1 Q0 a 1 2.0 t", "1 Q0 b 1 2.0"], "run:2: expected at least 6 fields, found 5"),
         (["1 Q0 a 1 nan t"], "run:1: score 'nan' is not a number"),
         (["1 Q0 a 1 1e999 t"], "run:1: score '1e999' is not a number"),
         (
@@ -182,8 +182,17 @@ def test_single_separated_files_read_like_any_other_layout(tmp_path):
     )
     for column in ("query", "document", "score", "line"):
         assert getattr(simple, column).tolist() == getattr(spaced, column).tolist()
-    with pytest.raises(TrecFormatError, match=r"simple2:3: expected 6 fields, found 7"):
-        read_run(write(tmp_path / "simple2", lines[:2] + [lines[2] + " extra"] + lines[3:5]))
+
+
+def test_text_after_a_run_lines_sixth_field_is_ignored_as_trec_eval_does(tmp_path):
+    lines = [f"q{i % 7} Q0 doc-{i} {i} {i * 0.25 - 3} tag" for i in range(20)]
+    plain = read_run(write(tmp_path / "plain", lines))
+    # As in trec_eval's test/results.trunc: some lines carry more text, in any layout.
+    trailing = [line + " extra words here" if i % 3 == 0 else line for i, line in enumerate(lines)]
+    for name, text in (("trailing", trailing), ("all", [line + "\tmore" for line in lines])):
+        run = read_run(write(tmp_path / name, text))
+        for column in ("query", "document", "score", "line"):
+            assert getattr(run, column).tolist() == getattr(plain, column).tolist(), (name, column)
 
 
 def test_run_rankings_refuse_a_document_listed_twice_anywhere_in_its_query(tmp_path):
