@@ -6,7 +6,7 @@ from django.core.exceptions import PermissionDenied
 from annotation.bundle import JudgmentRow, PreferenceRow
 from annotation.errors import TaskError, TaskErrorCode
 from annotation.models import Adjudication, Judgment, LabelRevision, RelevanceTask, SideBySideTask
-from annotation.selectors.review import review_queue, review_task
+from annotation.selectors.review import QueueState, review_queue, review_task
 from annotation.services.adjudication import adjudication_set
 from annotation.services.label_import import labels_import
 from annotation.task_kinds import RELEVANCE, SIDE_BY_SIDE
@@ -135,7 +135,7 @@ def test_queue_puts_disputes_first_failed_gold_next_and_settled_last(campaign, r
     settled = grades(campaign, {"a": 3, "b": 0}, query="q2", document="d6")
     adjudication_set(reviewer=reviewer, task=settled, grade=3, reason="clear")
 
-    queue = review_queue(campaign=campaign)
+    queue = review_queue(campaign=campaign, state=QueueState.ALL)
     order = [(item.kind, item.task_pk) for item in queue.items]
     assert order == [
         (RELEVANCE.name, wide.pk),
@@ -143,7 +143,7 @@ def test_queue_puts_disputes_first_failed_gold_next_and_settled_last(campaign, r
         (RELEVANCE.name, off_gold.pk),
         (RELEVANCE.name, settled.pk),
     ]
-    assert queue.n_open == 3
+    assert (queue.n_open, queue.n_settled) == (3, 1)
     assert queue.items[0].labels == ["0", "3"]
     assert queue.items[0].disagreement == 1.0
     assert [item.failed_gold for item in queue.items] == [False, False, True, False]

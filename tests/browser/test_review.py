@@ -55,7 +55,9 @@ def test_reviewer_settles_a_disagreement_by_keyboard(
     page.keyboard.type("Two of three call it relevant; cy misread the page.")
     page.screenshot(path=shots / "review_task.png", full_page=True)
     page.keyboard.press("Enter")
-    page.wait_for_url(f"{live_server.url}{queue_url}")
+    page.wait_for_url(f"{live_server.url}{queue_url}")  # no open task left
+    page.click("nav.filters >> text='settled'")
+    page.wait_for_url(f"{live_server.url}{queue_url}?state=settled")
 
     adjudication = Adjudication.objects.get(relevance_task=task)
     assert (adjudication.grade, adjudication.reviewer_id) == (2, reviewer.pk)

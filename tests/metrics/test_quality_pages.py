@@ -107,12 +107,13 @@ def test_queue_lists_the_disputed_tasks_with_links(client, campaign, disputed, m
     assert reverse("annotation:review_side_by_side", args=[sbs.pk]) in page
 
 
-def test_posting_a_final_label_redirects_to_the_queue(client, campaign, disputed, make_user):
+def test_posting_a_final_label_redirects_to_the_next_open_task(client, campaign, disputed, make_user):
     client.force_login(make_user("rita", "reviewer"))
     url = reverse("annotation:review_relevance", args=[disputed.pk])
     response = client.post(url, {"label": "2", "reason": "two of three"})
     assert response.status_code == 302
-    assert response.url == reverse("annotation:review_queue", args=[campaign.pk])
+    sbs = SideBySideTask.objects.get(query__external_id="q1")
+    assert response.url == reverse("annotation:review_side_by_side", args=[sbs.pk])
     adjudication = Adjudication.objects.get(relevance_task=disputed)
     assert (adjudication.grade, adjudication.reason, adjudication.reviewer.username) == (
         2,
