@@ -11,8 +11,9 @@ from metrics.selectors.quality import AgreementFigure, CampaignQuality
 
 
 def number(value) -> float | None:
+    """A float for JSON: an undefined one (NaN, ±inf) is None, so the JSON holds null, never NaN."""
     value = float(value)
-    return None if math.isnan(value) else value
+    return value if math.isfinite(value) else None
 
 
 def interval(low, high) -> list[float | None]:
@@ -21,11 +22,11 @@ def interval(low, high) -> list[float | None]:
 
 def delta_data(comparison: PairedComparison) -> dict:
     return {
-        "mean": comparison.mean_delta,
+        "mean": number(comparison.mean_delta),
         "ci95": interval(comparison.ci_low, comparison.ci_high),
-        "p_value": comparison.p_value,
-        "online": comparison.mean_baseline,
-        "experimental": comparison.mean_candidate,
+        "p_value": number(comparison.p_value),
+        "online": number(comparison.mean_baseline),
+        "experimental": number(comparison.mean_candidate),
         "wins": comparison.wins,
         "ties": comparison.ties,
         "losses": comparison.losses,
@@ -93,9 +94,9 @@ def comparison_data(comparison: Comparison) -> dict:
             {
                 "query": query.external_id,
                 "text": query.text,
-                "online": query.online,
-                "experimental": query.experimental,
-                "delta": query.delta,
+                "online": number(query.online),
+                "experimental": number(query.experimental),
+                "delta": number(query.delta),
             }
             for query in comparison.losing_queries
         ],
@@ -103,7 +104,12 @@ def comparison_data(comparison: Comparison) -> dict:
 
 
 def _figure(figure: AgreementFigure) -> dict:
-    return {"value": figure.value, "ci95": [figure.ci_low, figure.ci_high], "tasks": figure.n_tasks}
+    return {
+        "value": figure.value,
+        "ci95": [figure.ci_low, figure.ci_high],
+        "tasks": figure.n_tasks,
+        "undefined": figure.undefined,
+    }
 
 
 def agreement_data(quality: CampaignQuality | None) -> dict:
@@ -136,7 +142,7 @@ def report_data(report: LaunchReport) -> dict:
                     name: {
                         "mean": number(scores.means[name]),
                         "ci95": interval(*scores.intervals[name]),
-                        "per_query": dict(zip(query_ids, values.tolist(), strict=True)),
+                        "per_query": dict(zip(query_ids, map(number, values.tolist()), strict=True)),
                     }
                     for name, values in scores.per_query.items()
                 },
@@ -183,5 +189,5 @@ def chart_data(report: LaunchReport) -> dict:
         ],
         "gsb": comparison and gsb_data(comparison.gsb),
         "primary_measure": report.primary_measure,
-        "deltas": comparison.primary_deltas.tolist() if comparison else [],
+        "deltas": [number(delta) for delta in comparison.primary_deltas.tolist()] if comparison else [],
     }

@@ -41,11 +41,14 @@ def _number(value: float) -> float | None:
 
 @dataclass(frozen=True)
 class AgreementFigure:
+    """A coefficient for a page; `value` None comes with the `undefined` reason (e.g. one task only)."""
+
     name: str
     value: float | None
     ci_low: float | None
     ci_high: float | None
     n_tasks: int
+    undefined: str | None = None
 
     @classmethod
     def of(cls, name: str, agreement: Agreement) -> "AgreementFigure":
@@ -55,6 +58,7 @@ class AgreementFigure:
             _number(agreement.ci_low),
             _number(agreement.ci_high),
             agreement.n_tasks,
+            agreement.undefined and agreement.undefined.reason,
         )
 
 

@@ -256,3 +256,34 @@ def test_a_campaign_without_labels_is_collecting(campaign):
     assert data["coverage"]["labels_outstanding"] > 0 and data["coverage"]["complete_queries"] < 30
     assert data["fingerprint"]["labels"] == 0 and len(data["fingerprint"]["sha256"]) == 64
     assert "provisional" in data
+
+
+def _refuse_nan(constant: str):
+    raise AssertionError(f"the JSON holds {constant}")
+
+
+@pytest.mark.parametrize(
+    "judgments",
+    [
+        [],  # no labels
+        [("a", "q1", "d1", 2), ("a", "q1", "d2", 0)],  # one annotator
+        [("a", "q1", "d1", 2), ("b", "q1", "d1", 1)],  # two annotators sharing one task
+    ],
+)
+def test_undefined_figures_are_null_in_json_and_a_dash_elsewhere(campaign, client, make_user, judgments):
+    rows = [JudgmentRow(0, name, query, doc, grade) for name, query, doc, grade in judgments]
+    labels_import(campaign=campaign, judgments=rows, preferences=[], source="test")
+    report = launch_report_build(campaign=campaign, n_resamples=200, n_bootstrap=200)
+    data = json.loads(report_render(report, "json"), parse_constant=_refuse_nan)
+    json.dumps(data, allow_nan=False)
+    client.force_login(make_user("rita", "reviewer"))
+    api = client.get(f"/api/campaigns/{campaign.pk}/report/")
+    assert json.loads(api.content, parse_constant=_refuse_nan)["agreement"] == data["agreement"]
+    for figure in data["agreement"]["relevance"].values():
+        assert figure["value"] is None and figure["ci95"] == [None, None] and figure["undefined"]
+    markdown = report_render(report, "md")
+    assert "nan" not in markdown.lower() and "n/a" not in markdown
+    reason = data["agreement"]["relevance"]["Krippendorff α (ordinal)"]["undefined"]
+    assert f"Krippendorff α (ordinal) — ({reason})" in markdown
+    html = report_render(report, "html")
+    assert "nan" not in html.replace("nanum", "").lower().split("<body")[1]

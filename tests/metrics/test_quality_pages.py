@@ -67,6 +67,7 @@ def test_reviewers_and_managers_see_every_page(client, campaign, disputed, make_
 
 
 def test_quality_page_shows_agreement_annotators_and_a_local_plotly(client, campaign, disputed, make_user):
+    label(campaign, [JudgmentRow(0, name, "q1", "d2", 1) for name in ("a", "b")])  # two tasks: figures
     client.force_login(make_user("rita", "reviewer"))
     page = client.get(reverse("metrics:campaign_quality", args=[campaign.pk])).content.decode()
     for text in ("Krippendorff α (ordinal)", "Krippendorff α (interval)", "Fleiss κ", "95% CI", "Pairwise"):
@@ -168,3 +169,18 @@ def test_chart_pages_get_the_palette_of_the_svg_charts(client, campaign, dispute
         assert color in svg.gsb_chart(3, 1, 2, 0.2, 0.1, 0.3) + svg.means_chart(
             ["nDCG"], [("a", [0.5], [(0.4, 0.6)])]
         )
+
+
+def test_kappa_of_two_annotators_sharing_one_task_is_a_dash_with_its_reason(client, campaign, make_user):
+    # It showed 0.00 [0.00–0.00]: on one task every agreement coefficient is 0 or below by construction.
+    label(campaign, [JudgmentRow(0, name, "q1", "d1", grade) for name, grade in (("a", 2), ("b", 1))])
+    client.force_login(make_user("rita", "reviewer"))
+    page = client.get(reverse("metrics:campaign_quality", args=[campaign.pk])).content.decode()
+    pair_row = page.split('id="pair-table"')[1].split("</tr>")[1]
+    assert "<td>a</td><td>b</td>" in pair_row
+    assert ">—</td>" in pair_row and "one task only: agreement needs at least two" in pair_row
+    assert "0.00" not in pair_row
+    figures = page.split('class="figures"')[1].split("<h2>")[0]
+    assert 'figure-value">—<' in figures and 'figure-value">0' not in figures
+    assert figures.count("one task only") == 2  # both alphas of the grades
+    assert figures.count("no task has two labels") == 2  # no side-by-side labels
