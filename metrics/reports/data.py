@@ -6,6 +6,7 @@ import math
 from metrics.compute.decision import Decision
 from metrics.compute.gsb import GSBSummary
 from metrics.compute.significance import PairedComparison
+from metrics.selectors.evaluation_data import AggregationFit
 from metrics.selectors.launch import Comparison, Coverage, LaunchReport
 from metrics.selectors.quality import AgreementFigure, CampaignQuality
 
@@ -121,6 +122,11 @@ def agreement_data(quality: CampaignQuality | None) -> dict:
     }
 
 
+def aggregation_data(fit: AggregationFit) -> dict:
+    """The method; `converged` and `fell_back` are Dawid–Skene's (null for the other methods)."""
+    return {"method": fit.method, "converged": fit.converged, "fell_back": fit.fell_back}
+
+
 def report_data(report: LaunchReport) -> dict:
     query_ids = report.query_ids.tolist()
     decision = decision_data(report.decision)
@@ -151,6 +157,7 @@ def report_data(report: LaunchReport) -> dict:
         },
         "comparisons": {name: comparison_data(comparison) for name, comparison in report.comparisons.items()},
         "agreement": agreement_data(report.agreement),
+        "aggregation": aggregation_data(report.aggregation),
         "settings": report.settings,
     }
 

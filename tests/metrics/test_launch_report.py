@@ -100,7 +100,7 @@ def test_json_has_the_agreed_shape(worked):
     data = json.loads(report_render(launch_report_build(campaign=worked), "json"))
     assert set(data) == {
         *("campaign", "decision", "reasons", "models", "comparisons", "agreement", "settings"),
-        *("headline", "generated_at", "fingerprint", "coverage"),
+        *("headline", "generated_at", "fingerprint", "coverage", "aggregation"),
     }
     assert data["decision"] == "no_launch"
     assert data["reasons"] and all(isinstance(reason, str) for reason in data["reasons"])
@@ -287,3 +287,23 @@ def test_undefined_figures_are_null_in_json_and_a_dash_elsewhere(campaign, clien
     assert f"Krippendorff α (ordinal) — ({reason})" in markdown
     html = report_render(report, "html")
     assert "nan" not in html.replace("nanum", "").lower().split("<body")[1]
+
+
+def test_the_report_says_whether_dawid_skene_converged(db):
+    campaign = worked_campaign()
+    Campaign.objects.filter(pk=campaign.pk).update(aggregation="dawid_skene")
+    campaign.refresh_from_db()
+    report = launch_report_build(campaign=campaign, agreement=False, n_resamples=200, n_bootstrap=200)
+    # One annotator, every task graded once: nothing to learn, so the fit falls back to the labels.
+    data = json.loads(report_render(report, "json"))
+    assert data["aggregation"] == {"method": "dawid_skene", "converged": True, "fell_back": True}
+    assert "Aggregation: dawid_skene (fit fell back to majority" in report_render(report, "md")
+    assert 'id="aggregation-fit" class="warn">(fit fell back to majority' in report_render(report, "html")
+
+
+def test_other_aggregations_have_no_fit_to_report(worked):
+    report = launch_report_build(campaign=worked, agreement=False, n_resamples=200, n_bootstrap=200)
+    data = json.loads(report_render(report, "json"))
+    assert data["aggregation"] == {"method": "mean", "converged": None, "fell_back": None}
+    assert "Aggregation: mean;" in report_render(report, "md")
+    assert 'id="aggregation-fit"' not in report_render(report, "html")

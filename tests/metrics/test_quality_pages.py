@@ -9,10 +9,11 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from annotation.bundle import JudgmentRow, PreferenceRow
-from annotation.models import Adjudication, Document, Judgment, RelevanceTask, SideBySideTask
+from annotation.models import Adjudication, Campaign, Document, Judgment, RelevanceTask, SideBySideTask
 from annotation.services.label_import import labels_import
 from metrics.reports import svg
 from metrics.reports.palette import PALETTE
+from metrics.selectors.evaluation_data import AggregationFit
 
 
 def label(campaign, judgments=(), preferences=()):
@@ -184,3 +185,27 @@ def test_kappa_of_two_annotators_sharing_one_task_is_a_dash_with_its_reason(clie
     assert 'figure-value">—<' in figures and 'figure-value">0' not in figures
     assert figures.count("one task only") == 2  # both alphas of the grades
     assert figures.count("no task has two labels") == 2  # no side-by-side labels
+
+
+def test_quality_page_says_whether_dawid_skene_converged(client, campaign, make_user):
+    grades = {"a": (3, 2, 0, 1), "b": (3, 2, 1, 1), "c": (2, 2, 0, 1)}
+    label(
+        campaign,
+        [
+            JudgmentRow(0, name, "q1", f"d{document}", grade)
+            for name, row in grades.items()
+            for document, grade in enumerate(row, start=1)
+        ],
+    )
+    client.force_login(make_user("rita", "reviewer"))
+    url = reverse("metrics:campaign_quality", args=[campaign.pk])
+    assert 'id="aggregation-fit"' not in client.get(url).content.decode()  # mean: no fit
+    Campaign.objects.filter(pk=campaign.pk).update(aggregation="dawid_skene")
+    page = client.get(url).content.decode()
+    assert 'id="aggregation-fit"' in page and '<span class="badge done">converged</span>' in page
+
+
+def test_an_unconverged_fit_is_said_plainly():
+    fit = AggregationFit("dawid_skene", converged=False, fell_back=False)
+    assert fit.status == "did not converge in 500 rounds: treat its grades with care"
+    assert AggregationFit("mean").status == ""
