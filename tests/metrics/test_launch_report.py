@@ -203,7 +203,8 @@ def test_every_format_via_the_command(worked, tmp_path):
         json.dumps(data)
     )
 
-    rows = list(csv.DictReader(io.StringIO(command(worked.name, "--format", "csv"))))
+    metadata, table = command(worked.name, "--format", "csv").split("\n\n")
+    rows = list(csv.DictReader(io.StringIO(table)))
     assert len(rows) == 2 * 4
     assert {row["model"] for row in rows} == {"online", "exp"}
     q1 = next(row for row in rows if row["model"] == "online" and row["query"] == "q1")
@@ -283,6 +284,7 @@ def test_undefined_figures_are_null_in_json_and_a_dash_elsewhere(campaign, clien
         assert figure["value"] is None and figure["ci95"] == [None, None] and figure["undefined"]
     markdown = report_render(report, "md")
     assert "nan" not in markdown.lower() and "n/a" not in markdown
+    assert "nan" not in report_render(report, "csv").lower()
     reason = data["agreement"]["relevance"]["Krippendorff α (ordinal)"]["undefined"]
     assert f"Krippendorff α (ordinal) — ({reason})" in markdown
     html = report_render(report, "html")
@@ -307,3 +309,27 @@ def test_other_aggregations_have_no_fit_to_report(worked):
     assert data["aggregation"] == {"method": "mean", "converged": None, "fell_back": None}
     assert "Aggregation: mean;" in report_render(report, "md")
     assert 'id="aggregation-fit"' not in report_render(report, "html")
+
+
+def test_the_csv_leads_with_what_the_json_says_of_the_report(worked):
+    report = launch_report_build(campaign=worked, n_resamples=200, n_bootstrap=200)
+    data = json.loads(report_render(report, "json"))
+    text = report_render(report, "csv")
+    metadata, table = text.split("\n\n")
+    fields = list(csv.reader(io.StringIO(metadata)))
+    assert fields[0] == ["field", "value"] and all(len(row) == 2 for row in fields)
+    values = dict(fields[1:])
+    assert values["generated_at"] == data["generated_at"]
+    assert values["fingerprint.sha256"] == data["fingerprint"]["sha256"]
+    assert values["fingerprint.labels"] == str(data["fingerprint"]["labels"])
+    assert values["decision"] == data["decision"] == "no_launch"
+    assert values["campaign.model"] == "exp"
+    coverage = data["coverage"]
+    assert values["coverage.side_by_side_complete"] == str(coverage["side_by_side_complete"])
+    assert values["coverage.labels_outstanding"] == str(coverage["labels_outstanding"])
+    assert values["coverage.relevance_share"] == repr(coverage["relevance_share"])
+    assert (values["settings.launch_min_gsb"], values["settings.min_queries"]) == ("0.05", "4")
+    assert (values["settings.launch_alpha"], values["settings.min_coverage"]) == ("0.05", "0.9")
+    assert values["settings.aggregation"] == values["aggregation.method"] == "mean"
+    assert values["aggregation.converged"] == ""  # no fit for the mean
+    assert table.startswith("model,role,query,")
