@@ -7,8 +7,10 @@ from django.contrib.auth.forms import AuthenticationForm
 from annotation.models import SkipReason
 from annotation.roles import Role
 from annotation.selectors.people import campaign_member_candidates
+from annotation.selectors.review import QueueState
 from annotation.services.labels import SIDES
 from annotation.services.logins import LoginLimited, user_authenticate
+from annotation.task_kinds import KIND_NAMES, TaskKind, kind_named
 
 
 class LoginForm(AuthenticationForm):
@@ -102,3 +104,17 @@ class CampaignUploadForm(forms.Form):
 
 class ImportActionForm(forms.Form):
     action = forms.ChoiceField(choices=[("confirm", "Create the campaign"), ("cancel", "Cancel")])
+
+
+class ReviewQueueForm(forms.Form):
+    """The review queue's filters and page, from the query string; an empty field means its default."""
+
+    state = forms.ChoiceField(choices=[(state.value, state.value) for state in QueueState], required=False)
+    kind = forms.ChoiceField(choices=[(name, name) for name in KIND_NAMES], required=False)
+    page = forms.IntegerField(min_value=1, required=False)
+
+    def clean_state(self) -> QueueState:
+        return QueueState(self.cleaned_data["state"] or QueueState.OPEN)
+
+    def clean_kind(self) -> TaskKind | None:
+        return kind_named(self.cleaned_data["kind"]) if self.cleaned_data["kind"] else None

@@ -1,7 +1,9 @@
 """The reviewers' reads: the queue of doubtful tasks, one task with its labels, a task's label history."""
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
+from enum import StrEnum
 
 from django.db.models import Count, F, Max, Min, Q, QuerySet
 
@@ -20,6 +22,14 @@ from annotation.models import (
 from annotation.task_kinds import RELEVANCE, SIDE_BY_SIDE, TaskKind, task_kind
 
 
+class QueueState(StrEnum):
+    """Which tasks of the queue to list: open (not yet adjudicated), settled (adjudicated), or all."""
+
+    OPEN = "open"
+    SETTLED = "settled"
+    ALL = "all"
+
+
 @dataclass(frozen=True)
 class QueueItem:
     """A task worth a reviewer's look. `disagreement` is the labels' spread over the scale's range, 0 to 1."""
@@ -35,103 +45,177 @@ class QueueItem:
 
 
 @dataclass(frozen=True)
+class _Row:
+    """A queue entry before its texts and labels are fetched."""
+
+    kind: str
+    task_pk: int
+    disagreement: float
+    failed_gold: bool
+    adjudicated: int | str | None
+
+    @property
+    def rank(self) -> tuple:
+        """Most disputed first, then failed gold, then by kind and id; whether settled aside."""
+        return (-self.disagreement, not self.failed_gold, self.kind, self.task_pk)
+
+
+class QueueItems:
+    """The queue's tasks in order, as a sequence a paginator slices: a slice fetches the texts and labels of
+    its own tasks only (two queries per kind in it), so a page costs the same at any queue length."""
+
+    def __init__(self, rows: list[_Row]):
+        self._rows = rows
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __getitem__(self, index: int | slice) -> QueueItem | list[QueueItem]:
+        if isinstance(index, slice):
+            return _queue_items(self._rows[index])
+        return _queue_items([self._rows[index]])[0]
+
+    def __iter__(self) -> Iterator[QueueItem]:
+        return iter(self[:])
+
+
+@dataclass(frozen=True)
 class ReviewQueue:
     campaign: Campaign
-    items: list[QueueItem]
-    n_open: int
+    items: QueueItems  # the tasks `state` and `kind` select
+    state: QueueState
+    kind: str | None  # a task kind's name, None for both
+    n_open: int  # of `kind`, whatever `state` is
+    n_settled: int
 
 
-def review_queue(
-    *, campaign: Campaign, limit: int = 50, exclude: tuple[str, int] | None = None
-) -> ReviewQueue:
-    """Disputed tasks, most disputed first, then failed gold; adjudicated ones last. At most six queries.
+def _queue_rows(campaign: Campaign, kind: TaskKind | None) -> list[_Row]:
+    """Every task of `kind` (None: both) that is disputed, fails gold or was adjudicated, in queue order.
 
     A task is disputed when its labels differ, or fails gold when a label differs from its gold label.
     """
-    scale = campaign.grade_values
-    grade_range = (max(scale) - min(scale)) or 1
-    relevance_rows = (
-        RelevanceTask.objects.filter(campaign=campaign)
-        .annotate(
-            low=Min("judgments__grade"),
-            high=Max("judgments__grade"),
-            n_off_gold=Count(
-                "judgments", filter=Q(gold_grade__isnull=False) & ~Q(judgments__grade=F("gold_grade"))
-            ),
-        )
-        .filter(low__isnull=False)
-        .order_by()
-        .values_list("pk", "low", "high", "n_off_gold", "adjudication__grade")
-    )
-    candidates = [
-        (adjudicated is not None, RELEVANCE.name, pk, (high - low) / grade_range, n_off_gold > 0, adjudicated)
-        for pk, low, high, n_off_gold, adjudicated in relevance_rows
-        if high > low or n_off_gold or adjudicated is not None
-    ]
-    verdict_rows = (
-        SideBySideTask.objects.filter(campaign=campaign)
-        .annotate(
-            n_good=Count("preferences", filter=Q(preferences__verdict=Verdict.GOOD)),
-            n_same=Count("preferences", filter=Q(preferences__verdict=Verdict.SAME)),
-            n_bad=Count("preferences", filter=Q(preferences__verdict=Verdict.BAD)),
-            n_off_gold=Count(
-                "preferences", filter=~Q(gold_verdict="") & ~Q(preferences__verdict=F("gold_verdict"))
-            ),
-        )
-        .order_by()
-        .values_list("pk", "n_good", "n_same", "n_bad", "n_off_gold", "adjudication__verdict")
-    )
-    for pk, n_good, n_same, n_bad, n_off_gold, adjudicated in verdict_rows:
-        used = [value for value, n in ((1, n_good), (0, n_same), (-1, n_bad)) if n]
-        spread = (max(used) - min(used)) / 2 if used else 0.0
-        if spread or n_off_gold or adjudicated:
-            candidates.append(
-                (bool(adjudicated), SIDE_BY_SIDE.name, pk, spread, n_off_gold > 0, adjudicated or None)
+    rows = []
+    if kind in (None, RELEVANCE):
+        scale = campaign.grade_values
+        grade_range = (max(scale) - min(scale)) or 1
+        relevance_rows = (
+            RelevanceTask.objects.filter(campaign=campaign)
+            .annotate(
+                low=Min("judgments__grade"),
+                high=Max("judgments__grade"),
+                n_off_gold=Count(
+                    "judgments", filter=Q(gold_grade__isnull=False) & ~Q(judgments__grade=F("gold_grade"))
+                ),
             )
-    candidates = [row for row in candidates if (row[1], row[2]) != exclude]
-    candidates.sort(key=lambda row: (row[0], -row[3], not row[4], row[1], row[2]))
-    n_open = sum(not row[0] for row in candidates)
-    chosen = candidates[:limit]
+            .filter(low__isnull=False)
+            .order_by()
+            .values_list("pk", "low", "high", "n_off_gold", "adjudication__grade")
+        )
+        rows += [
+            _Row(RELEVANCE.name, pk, (high - low) / grade_range, n_off_gold > 0, adjudicated)
+            for pk, low, high, n_off_gold, adjudicated in relevance_rows
+            if high > low or n_off_gold or adjudicated is not None
+        ]
+    if kind in (None, SIDE_BY_SIDE):
+        verdict_rows = (
+            SideBySideTask.objects.filter(campaign=campaign)
+            .annotate(
+                n_good=Count("preferences", filter=Q(preferences__verdict=Verdict.GOOD)),
+                n_same=Count("preferences", filter=Q(preferences__verdict=Verdict.SAME)),
+                n_bad=Count("preferences", filter=Q(preferences__verdict=Verdict.BAD)),
+                n_off_gold=Count(
+                    "preferences", filter=~Q(gold_verdict="") & ~Q(preferences__verdict=F("gold_verdict"))
+                ),
+            )
+            .order_by()
+            .values_list("pk", "n_good", "n_same", "n_bad", "n_off_gold", "adjudication__verdict")
+        )
+        for pk, n_good, n_same, n_bad, n_off_gold, adjudicated in verdict_rows:
+            used = [value for value, n in ((1, n_good), (0, n_same), (-1, n_bad)) if n]
+            spread = (max(used) - min(used)) / 2 if used else 0.0
+            if spread or n_off_gold or adjudicated:
+                rows.append(_Row(SIDE_BY_SIDE.name, pk, spread, n_off_gold > 0, adjudicated or None))
+    rows.sort(key=lambda row: (row.adjudicated is not None, row.rank))
+    return rows
 
-    relevance_pks = [row[2] for row in chosen if row[1] == RELEVANCE.name]
-    verdict_pks = [row[2] for row in chosen if row[1] == SIDE_BY_SIDE.name]
-    subjects = {
-        (RELEVANCE.name, pk): (query, title or document_id)
-        for pk, query, title, document_id in RelevanceTask.objects.filter(pk__in=relevance_pks).values_list(
-            "pk", "query__text", "document__title", "document__external_id"
-        )
-    }
-    subjects.update(
-        ((SIDE_BY_SIDE.name, pk), (query, model))
-        for pk, query, model in SideBySideTask.objects.filter(pk__in=verdict_pks).values_list(
-            "pk", "query__text", "experimental_model__name"
-        )
+
+def review_queue(
+    *, campaign: Campaign, state: QueueState = QueueState.OPEN, kind: TaskKind | None = None
+) -> ReviewQueue:
+    """The tasks worth a reviewer's look: the most disputed first, then those failing gold; with
+    `QueueState.ALL` the settled ones follow the open ones. Two queries, and up to four per slice of
+    `items`."""
+    rows = _queue_rows(campaign, kind)
+    open_rows = [row for row in rows if row.adjudicated is None]
+    settled_rows = rows[len(open_rows) :]
+    listed = {QueueState.OPEN: open_rows, QueueState.SETTLED: settled_rows, QueueState.ALL: rows}[state]
+    return ReviewQueue(
+        campaign=campaign,
+        items=QueueItems(listed),
+        state=state,
+        kind=kind and kind.name,
+        n_open=len(open_rows),
+        n_settled=len(settled_rows),
     )
-    labels: dict[tuple[str, int], list[str]] = {}
-    for task_pk, grade in (
-        Judgment.objects.filter(task_id__in=relevance_pks).order_by("grade").values_list("task_id", "grade")
-    ):
-        labels.setdefault((RELEVANCE.name, task_pk), []).append(str(grade))
-    for task_pk, verdict in (
-        Preference.objects.filter(task_id__in=verdict_pks)
-        .order_by("verdict")
-        .values_list("task_id", "verdict")
-    ):
-        labels.setdefault((SIDE_BY_SIDE.name, task_pk), []).append(verdict)
-    items = [
+
+
+def review_next(
+    *, campaign: Campaign, after: tuple[str, int], kind: TaskKind | None = None
+) -> QueueItem | None:
+    """The open task that follows the task `after` ((kind name, task id), open or settled) in the queue,
+    else the first open one; None when no other task is open. `kind` keeps to one kind of task."""
+    rows = _queue_rows(campaign, kind)
+    current = next((row for row in rows if (row.kind, row.task_pk) == after), None)
+    others = [row for row in rows if row.adjudicated is None and row is not current]
+    following = [row for row in others if current is not None and row.rank > current.rank]
+    chosen = following or others
+    return _queue_items(chosen[:1])[0] if chosen else None
+
+
+def _queue_items(rows: list[_Row]) -> list[QueueItem]:
+    """The rows with their query, document or model, and labels."""
+    relevance_pks = [row.task_pk for row in rows if row.kind == RELEVANCE.name]
+    verdict_pks = [row.task_pk for row in rows if row.kind == SIDE_BY_SIDE.name]
+    subjects, labels = {}, {}
+    if relevance_pks:
+        subjects |= {
+            (RELEVANCE.name, pk): (query, title or document_id)
+            for pk, query, title, document_id in RelevanceTask.objects.filter(
+                pk__in=relevance_pks
+            ).values_list("pk", "query__text", "document__title", "document__external_id")
+        }
+        for task_pk, grade in (
+            Judgment.objects.filter(task_id__in=relevance_pks)
+            .order_by("grade")
+            .values_list("task_id", "grade")
+        ):
+            labels.setdefault((RELEVANCE.name, task_pk), []).append(str(grade))
+    if verdict_pks:
+        subjects |= {
+            (SIDE_BY_SIDE.name, pk): (query, model)
+            for pk, query, model in SideBySideTask.objects.filter(pk__in=verdict_pks).values_list(
+                "pk", "query__text", "experimental_model__name"
+            )
+        }
+        for task_pk, verdict in (
+            Preference.objects.filter(task_id__in=verdict_pks)
+            .order_by("verdict")
+            .values_list("task_id", "verdict")
+        ):
+            labels.setdefault((SIDE_BY_SIDE.name, task_pk), []).append(verdict)
+    return [
         QueueItem(
-            kind=kind,
-            task_pk=pk,
-            query=subjects[kind, pk][0],
-            subject=subjects[kind, pk][1],
-            labels=labels.get((kind, pk), []),
-            disagreement=spread,
-            failed_gold=failed_gold,
-            adjudicated=None if adjudicated is None else str(adjudicated),
+            kind=row.kind,
+            task_pk=row.task_pk,
+            query=subjects[row.kind, row.task_pk][0],
+            subject=subjects[row.kind, row.task_pk][1],
+            labels=labels.get((row.kind, row.task_pk), []),
+            disagreement=row.disagreement,
+            failed_gold=row.failed_gold,
+            adjudicated=None if row.adjudicated is None else str(row.adjudicated),
         )
-        for _, kind, pk, spread, failed_gold, adjudicated in chosen
+        for row in rows
     ]
-    return ReviewQueue(campaign=campaign, items=items, n_open=n_open)
 
 
 @dataclass(frozen=True)
@@ -209,8 +293,9 @@ def _ranked_documents(model_pk: int, query_pk: int, depth: int) -> list[Document
     return [DocumentView(*row) for row in rows]
 
 
-def review_task(*, task: RelevanceTask | SideBySideTask) -> ReviewTask:
-    """Query, document or both lists (with model names), every label, the adjudication, the history."""
+def review_task(*, task: RelevanceTask | SideBySideTask, next_kind: TaskKind | None = None) -> ReviewTask:
+    """Query, document or both lists (with model names), every label, the adjudication, the history, and
+    the next open task of the queue (of `next_kind` only, when given)."""
     campaign = task.campaign
     is_relevance = isinstance(task, RelevanceTask)
     kind = task_kind(task).name
@@ -226,9 +311,7 @@ def review_task(*, task: RelevanceTask | SideBySideTask) -> ReviewTask:
         .order_by("-created_at", "-pk")
         .values_list("changed_by__username", "created_at", "kind", "old_value", "new_value", "note")
     ]
-    next_item = next(iter(review_queue(campaign=campaign, limit=1, exclude=(kind, task.pk)).items), None)
-    if next_item is not None and next_item.adjudicated is not None:
-        next_item = None
+    next_item = review_next(campaign=campaign, after=(kind, task.pk), kind=next_kind)
     common = {
         "kind": kind,
         "task_pk": task.pk,

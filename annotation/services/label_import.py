@@ -5,6 +5,7 @@ import random
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.db import transaction
+from django.utils import timezone
 
 from annotation.bundle import JudgmentRow, PreferenceRow
 from annotation.errors import InputError
@@ -13,6 +14,7 @@ from annotation.models import (
     Campaign,
     Document,
     Judgment,
+    LabelRevision,
     Preference,
     Query,
     RankingModel,
@@ -21,7 +23,8 @@ from annotation.models import (
 )
 from annotation.roles import Role
 from annotation.services.assignment import task_slots_recount
-from annotation.services.bulk import bulk_create_batched
+from annotation.services.bulk import bulk_create_batched, rows_insert
+from annotation.services.labels import _revision_value
 
 
 def annotators_get_or_create(*, usernames: set[str]) -> dict[str, int]:
@@ -44,7 +47,8 @@ def annotators_get_or_create(*, usernames: set[str]) -> dict[str, int]:
 def labels_import(
     *, campaign: Campaign, judgments: list[JudgmentRow], preferences: list[PreferenceRow], source: str
 ) -> tuple[int, int]:
-    """Write parsed labels; any unknown id or repeated label fails the whole import with its line.
+    """Write parsed labels, each with the first entry of its history ("imported from `source`"); any
+    unknown id or repeated label fails the whole import with its line.
 
     A grade for a document the campaign has but never pooled creates that relevance task: a human label is
     worth keeping, and the ideal DCG counts every judged document.
@@ -161,5 +165,25 @@ def labels_import(
         )
     bulk_create_batched(Judgment, judgment_objects)
     bulk_create_batched(Preference, preference_objects)
+    # Each imported label starts its history, as a label given in the workbench does.
+    note, now = f"imported from {source}", timezone.now()
+    fields = ["kind", "relevance_task_id", "side_by_side_task_id", "changed_by_id"]
+    fields += ["old_value", "new_value", "note", "created_at"]
+    revisions = [
+        (LabelRevision.Kind.JUDGMENT.value, label.task_id, None, label.annotator_id, "", str(label.grade))
+        for label in judgment_objects
+    ]
+    revisions += [
+        (
+            LabelRevision.Kind.PREFERENCE.value,
+            None,
+            label.task_id,
+            label.annotator_id,
+            "",
+            _revision_value(label),
+        )
+        for label in preference_objects
+    ]
+    rows_insert(LabelRevision, fields, (revision + (note, now) for revision in revisions))
     task_slots_recount(campaign=campaign)
     return len(judgment_objects), len(preference_objects)

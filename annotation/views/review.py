@@ -1,23 +1,47 @@
-"""Reviewers' pages: the queue of disputed tasks and the page that settles one (post, then redirect)."""
+"""Reviewers' pages: the queue of disputed tasks and the page that settles one (post, then redirect to the
+next open task)."""
 
 from django.contrib import messages
+from django.core.paginator import Paginator
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.http import urlencode
 from django.views.decorators.http import require_http_methods
 
 from annotation.errors import TaskError
+from annotation.forms import ReviewQueueForm
 from annotation.models import Campaign, RelevanceTask, SideBySideTask
 from annotation.roles import can_review, role_required
-from annotation.selectors.review import review_queue, review_task
+from annotation.selectors.review import QueueState, review_next, review_queue, review_task
 from annotation.services.adjudication import adjudication_set
+from annotation.task_kinds import task_kind
+
+QUEUE_PAGE_SIZE = 50
 
 
 @role_required(can_review)
 def queue(request, campaign_id: int):
     campaign = get_object_or_404(Campaign, pk=campaign_id)
-    return render(request, "annotation/review_queue.html", {"queue": review_queue(campaign=campaign)})
+    form = ReviewQueueForm(request.GET)
+    form.is_valid()  # a field that does not parse keeps its default, and the page says so
+    filters = form.cleaned_data
+    review = review_queue(
+        campaign=campaign, state=filters.get("state", QueueState.OPEN), kind=filters.get("kind")
+    )
+    page = Paginator(review.items, QUEUE_PAGE_SIZE).get_page(filters.get("page"))
+    return render(
+        request,
+        "annotation/review_queue.html",
+        {"queue": review, "page": page, "form": form, "states": list(QueueState)},
+    )
 
 
 def _review(request, task, url_name: str):
+    # `?kind=` (the queue's kind filter) keeps "next task" to that kind.
+    form = ReviewQueueForm(request.GET)
+    form.is_valid()
+    next_kind = form.cleaned_data.get("kind")
+    keep = f"?{urlencode({'kind': next_kind.name})}" if next_kind else ""
     if request.method == "POST":
         label = request.POST.get("label", "")
         if isinstance(task, RelevanceTask):
@@ -31,10 +55,17 @@ def _review(request, task, url_name: str):
             )
         except TaskError as error:
             messages.error(request, str(error))
-            return redirect(url_name, task_id=task.pk)
+            return redirect(reverse(url_name, args=[task.pk]) + keep)
         messages.success(request, f"Final label of {task} saved.")
-        return redirect("annotation:review_queue", campaign_id=task.campaign_id)
-    return render(request, "annotation/review_task.html", {"review": review_task(task=task)})
+        following = review_next(campaign=task.campaign, after=(task_kind(task).name, task.pk), kind=next_kind)
+        if following is None:
+            return redirect(reverse("annotation:review_queue", args=[task.campaign_id]) + keep)
+        return redirect(reverse(f"annotation:review_{following.kind}", args=[following.task_pk]) + keep)
+    return render(
+        request,
+        "annotation/review_task.html",
+        {"review": review_task(task=task, next_kind=next_kind), "keep": keep},
+    )
 
 
 @role_required(can_review)

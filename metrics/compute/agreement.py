@@ -34,6 +34,25 @@ from metrics.compute.labels import (
 from metrics.compute.resampling import Resampling, bootstrap_sums, item_kinds
 
 
+class Undefined(StrEnum):
+    """Why a coefficient has no value (its `reason` says it in words)."""
+
+    NO_TASKS = "no_tasks"
+    ONE_TASK = "one_task"
+    NO_VARIATION = "no_variation"
+
+    @property
+    def reason(self) -> str:
+        return _UNDEFINED_REASONS[self]
+
+
+_UNDEFINED_REASONS = {
+    Undefined.NO_TASKS: "no task has two labels",
+    Undefined.ONE_TASK: "one task only: agreement needs at least two",
+    Undefined.NO_VARIATION: "no variation: chance explains every agreement",
+}
+
+
 class MeasurementLevel(StrEnum):
     """How Krippendorff's alpha measures the distance between two grades."""
 
@@ -46,8 +65,10 @@ class MeasurementLevel(StrEnum):
 class Agreement:
     """A coefficient, its percentile bootstrap interval, the tasks it used, and the resamples behind it.
 
-    `value` is NaN when the coefficient is undefined (no pairable labels, or no variation to agree on);
-    the interval is taken over the `n_resamples` resamples in which it was defined (NaN if none).
+    `value` is NaN when the coefficient is undefined, and `undefined` says why: no task with two labels, a
+    single task (on one task every coefficient here is 0 or below by construction, whatever the labels), or
+    no variation to agree on. The interval is taken over the `n_resamples` resamples in which the
+    coefficient was defined (NaN if none).
     """
 
     value: float
@@ -55,6 +76,7 @@ class Agreement:
     ci_high: float
     n_tasks: int
     n_resamples: int
+    undefined: Undefined | None = None
 
 
 @dataclass(frozen=True)
@@ -139,7 +161,7 @@ def fleiss_kappa(
     n_raters = counts.sum(axis=1)
     rater_numbers, frequency = np.unique(n_raters[n_raters >= 2], return_counts=True)
     if rater_numbers.size == 0:
-        return Agreement(np.nan, np.nan, np.nan, 0, 0)
+        return Agreement(np.nan, np.nan, np.nan, 0, 0, Undefined.NO_TASKS)
     n_rater = float(rater_numbers[frequency == frequency.max()].max())
     counts = counts[n_raters == n_rater]
     n_used = len(counts)
@@ -192,7 +214,10 @@ def pairwise_weighted_kappa(
         n_shared = observed.sum(axis=(-2, -1))[..., None, None]
         expected = observed.sum(axis=-1)[..., :, None] * observed.sum(axis=-2)[..., None, :] / n_shared
         disagreement = (weight * observed).sum(axis=(-2, -1))
-        return 1 - divide_or_nan(disagreement, (weight * expected).sum(axis=(-2, -1)))
+        value = 1 - divide_or_nan(disagreement, (weight * expected).sum(axis=(-2, -1)))
+        grades_a = (observed.sum(axis=-1) > 0).sum(axis=-1)
+        grades_b = (observed.sum(axis=-2) > 0).sum(axis=-1)
+        return np.where((grades_a < 2) | (grades_b < 2), np.nan, value)
 
     pairs = []
     for key, pair_cells in zip(keys, np.split(cells, starts[1:]), strict=True):
@@ -216,11 +241,15 @@ def _agreement(
     rng_key: tuple[int, ...] = (),
 ) -> Agreement:
     """The coefficient of the tasks' summed statistics ([kinds × k], `multiplicity` tasks of each kind), with
-    its percentile bootstrap interval over tasks, from `np.random.default_rng([seed, *rng_key])`."""
+    its percentile bootstrap interval over tasks, from `np.random.default_rng([seed, *rng_key])`; undefined
+    under two tasks."""
     n_tasks = int(multiplicity.sum())
-    if n_tasks == 0:
-        return Agreement(np.nan, np.nan, np.nan, 0, 0)
+    if n_tasks < 2:
+        why = Undefined.ONE_TASK if n_tasks else Undefined.NO_TASKS
+        return Agreement(np.nan, np.nan, np.nan, n_tasks, 0, why)
     value = float(coefficient(multiplicity @ kind_statistics))
+    if np.isnan(value):
+        return Agreement(np.nan, np.nan, np.nan, n_tasks, 0, Undefined.NO_VARIATION)
     rng = np.random.default_rng([resampling.seed, *rng_key])
     resampled = coefficient(bootstrap_sums(kind_statistics, resampling, rng, multiplicity=multiplicity))
     resampled = resampled[np.isfinite(resampled)]

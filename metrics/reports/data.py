@@ -6,13 +6,15 @@ import math
 from metrics.compute.decision import Decision
 from metrics.compute.gsb import GSBSummary
 from metrics.compute.significance import PairedComparison
+from metrics.selectors.evaluation_data import AggregationFit
 from metrics.selectors.launch import Comparison, Coverage, LaunchReport
 from metrics.selectors.quality import AgreementFigure, CampaignQuality
 
 
 def number(value) -> float | None:
+    """A float for JSON: an undefined one (NaN, ±inf) is None, so the JSON holds null, never NaN."""
     value = float(value)
-    return None if math.isnan(value) else value
+    return value if math.isfinite(value) else None
 
 
 def interval(low, high) -> list[float | None]:
@@ -21,11 +23,11 @@ def interval(low, high) -> list[float | None]:
 
 def delta_data(comparison: PairedComparison) -> dict:
     return {
-        "mean": comparison.mean_delta,
+        "mean": number(comparison.mean_delta),
         "ci95": interval(comparison.ci_low, comparison.ci_high),
-        "p_value": comparison.p_value,
-        "online": comparison.mean_baseline,
-        "experimental": comparison.mean_candidate,
+        "p_value": number(comparison.p_value),
+        "online": number(comparison.mean_baseline),
+        "experimental": number(comparison.mean_candidate),
         "wins": comparison.wins,
         "ties": comparison.ties,
         "losses": comparison.losses,
@@ -93,9 +95,9 @@ def comparison_data(comparison: Comparison) -> dict:
             {
                 "query": query.external_id,
                 "text": query.text,
-                "online": query.online,
-                "experimental": query.experimental,
-                "delta": query.delta,
+                "online": number(query.online),
+                "experimental": number(query.experimental),
+                "delta": number(query.delta),
             }
             for query in comparison.losing_queries
         ],
@@ -103,7 +105,12 @@ def comparison_data(comparison: Comparison) -> dict:
 
 
 def _figure(figure: AgreementFigure) -> dict:
-    return {"value": figure.value, "ci95": [figure.ci_low, figure.ci_high], "tasks": figure.n_tasks}
+    return {
+        "value": figure.value,
+        "ci95": [figure.ci_low, figure.ci_high],
+        "tasks": figure.n_tasks,
+        "undefined": figure.undefined,
+    }
 
 
 def agreement_data(quality: CampaignQuality | None) -> dict:
@@ -113,6 +120,11 @@ def agreement_data(quality: CampaignQuality | None) -> dict:
         "relevance": {figure.name: _figure(figure) for figure in quality.grade_agreement},
         "side_by_side": {figure.name: _figure(figure) for figure in quality.verdict_agreement},
     }
+
+
+def aggregation_data(fit: AggregationFit) -> dict:
+    """The method; `converged` and `fell_back` are Dawid–Skene's (null for the other methods)."""
+    return {"method": fit.method, "converged": fit.converged, "fell_back": fit.fell_back}
 
 
 def report_data(report: LaunchReport) -> dict:
@@ -136,7 +148,7 @@ def report_data(report: LaunchReport) -> dict:
                     name: {
                         "mean": number(scores.means[name]),
                         "ci95": interval(*scores.intervals[name]),
-                        "per_query": dict(zip(query_ids, values.tolist(), strict=True)),
+                        "per_query": dict(zip(query_ids, map(number, values.tolist()), strict=True)),
                     }
                     for name, values in scores.per_query.items()
                 },
@@ -145,6 +157,7 @@ def report_data(report: LaunchReport) -> dict:
         },
         "comparisons": {name: comparison_data(comparison) for name, comparison in report.comparisons.items()},
         "agreement": agreement_data(report.agreement),
+        "aggregation": aggregation_data(report.aggregation),
         "settings": report.settings,
     }
 
@@ -183,5 +196,5 @@ def chart_data(report: LaunchReport) -> dict:
         ],
         "gsb": comparison and gsb_data(comparison.gsb),
         "primary_measure": report.primary_measure,
-        "deltas": comparison.primary_deltas.tolist() if comparison else [],
+        "deltas": [number(delta) for delta in comparison.primary_deltas.tolist()] if comparison else [],
     }

@@ -3,6 +3,7 @@
 import csv
 import io
 import json
+import math
 
 from django.template.loader import render_to_string
 
@@ -14,16 +15,53 @@ def report_json(report: LaunchReport) -> str:
     return json.dumps(report_data(report), ensure_ascii=False, allow_nan=False)
 
 
+# What the CSV's leading `field,value` section holds, as paths into the JSON report.
+CSV_SETTINGS = (
+    "aggregation",
+    "launch_min_gsb",
+    "launch_alpha",
+    "primary_measure",
+    "min_queries",
+    "min_coverage",
+)
+
+
+def _csv_cell(value) -> str:
+    """A value as a spreadsheet reads it: empty when undefined (None, NaN), true/false, full precision."""
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return repr(value) if isinstance(value, float) else str(value)
+
+
+def _csv_metadata(data: dict) -> list[tuple[str, object]]:
+    campaign, settings = data["campaign"], data["settings"]
+    rows = [("campaign.id", campaign["id"]), ("campaign.name", campaign["name"])]
+    rows += [("campaign.model", campaign["model"]), ("decision", data["decision"])]
+    rows += [("generated_at", data["generated_at"])]
+    rows += [(f"fingerprint.{key}", value) for key, value in data["fingerprint"].items()]
+    rows += [(f"coverage.{key}", value) for key, value in data["coverage"].items()]
+    rows += [(f"settings.{key}", settings[key]) for key in CSV_SETTINGS]
+    rows += [(f"aggregation.{key}", value) for key, value in data["aggregation"].items()]
+    return rows
+
+
 def report_csv(report: LaunchReport) -> str:
+    """A `field,value` section (what the report is of, when, which labels, coverage, rule, aggregation),
+    a blank line, then one row per model and evaluated query with a column per measure."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["field", "value"])
+    writer.writerows((field, _csv_cell(value)) for field, value in _csv_metadata(report_data(report)))
+    writer.writerow([])
     writer.writerow(["model", "role", "query", *report.measures])
     columns = [
         (scores, [scores.per_query[name].tolist() for name in report.measures]) for scores in report.models
     ]
     for scores, values in columns:
         for row, query in enumerate(report.query_ids.tolist()):
-            writer.writerow([scores.name, scores.role, query, *(repr(column[row]) for column in values)])
+            writer.writerow([scores.name, scores.role, query, *(_csv_cell(column[row]) for column in values)])
     return out.getvalue()
 
 

@@ -27,7 +27,7 @@ from annotation.models import (
     Verdict,
 )
 from metrics.columns import fetch_columns, read_beside
-from metrics.compute.aggregation import aggregate_grades
+from metrics.compute.aggregation import DAWID_SKENE_MAX_ITER, aggregate_grades
 from metrics.compute.labels import TaskLabels, sorted_find
 
 VERDICT_VALUE = {Verdict.GOOD: 1.0, Verdict.SAME: 0.0, Verdict.BAD: -1.0}
@@ -338,9 +338,31 @@ def campaign_evaluation_data(*, campaign: Campaign) -> CampaignEvaluationData:
     )
 
 
-def aggregated_task_grades(*, campaign: Campaign, relevance: RelevanceLabels) -> np.ndarray:
-    """[n_tasks] each labelled task's grade by the campaign's aggregation, adjudications applied."""
-    return aggregate_grades(
+@dataclass(frozen=True)
+class AggregationFit:
+    """The campaign's aggregation method and, for Dawid–Skene, whether its fit converged (stopped by its
+    tolerance, not after DAWID_SKENE_MAX_ITER rounds) or fell back to majority; None for other methods."""
+
+    method: str
+    converged: bool | None = None
+    fell_back: bool | None = None
+
+    @property
+    def status(self) -> str:
+        """The fit in words, for pages and reports; empty for a method without a fit."""
+        if self.fell_back:
+            return "fell back to majority: no task has two labels to learn from"
+        if self.converged is None:
+            return ""
+        if self.converged:
+            return "converged"
+        return f"did not converge in {DAWID_SKENE_MAX_ITER} rounds: treat its grades with care"
+
+
+def aggregated_grades(*, campaign: Campaign, relevance: RelevanceLabels) -> tuple[np.ndarray, AggregationFit]:
+    """[n_tasks] each labelled task's grade by the campaign's aggregation, adjudications applied, and how
+    the aggregation went."""
+    aggregated = aggregate_grades(
         relevance.judgment_task,
         relevance.judgment_annotator,
         relevance.judgment_grade,
@@ -349,7 +371,14 @@ def aggregated_task_grades(*, campaign: Campaign, relevance: RelevanceLabels) ->
         method=campaign.aggregation,
         gold=relevance.gold,
         adjudication=relevance.adjudication,
-    ).grade
+    )
+    fit = AggregationFit(aggregated.method.value, aggregated.converged, aggregated.fell_back)
+    return aggregated.grade, fit
+
+
+def aggregated_task_grades(*, campaign: Campaign, relevance: RelevanceLabels) -> np.ndarray:
+    """[n_tasks] each labelled task's grade by the campaign's aggregation, adjudications applied."""
+    return aggregated_grades(campaign=campaign, relevance=relevance)[0]
 
 
 def campaign_aggregated_labels(*, campaign: Campaign) -> AggregatedLabels:

@@ -23,9 +23,10 @@ from metrics.compute.labels import sorted_find
 from metrics.compute.ranking import Gain, RankingSettings, evaluate_ranked, parse_measure, weighted_mean
 from metrics.compute.significance import PairedComparison, paired_comparisons
 from metrics.selectors.evaluation_data import (
+    AggregationFit,
     CampaignEvaluationData,
     CampaignQueries,
-    aggregated_task_grades,
+    aggregated_grades,
     campaign_evaluation_data,
 )
 from metrics.selectors.quality import CampaignQuality, campaign_quality_later
@@ -99,6 +100,7 @@ class LaunchReport:
     comparisons: dict[str, Comparison]
     model: str | None  # the experimental model the top-level decision is about
     agreement: CampaignQuality | None
+    aggregation: AggregationFit
     coverage: Coverage
     generated_at: datetime
     fingerprint: dict  # {"labels": count, "sha256": hash of every label}: tells two label sets apart
@@ -325,12 +327,14 @@ def launch_report_build(
     interval, and each costs a pass over every query, where a GSB resample costs a few multiply-adds)."""
     data = campaign_evaluation_data(campaign=campaign)
     quality = (
-        campaign_quality_later(campaign=campaign, relevance=data.relevance, preferences=data.preferences)
+        campaign_quality_later(
+            campaign=campaign, relevance=data.relevance, preferences=data.preferences, aggregation=False
+        )
         if agreement
         else None
     )
     measures, primary = report_measures(campaign)
-    grades = aggregated_task_grades(campaign=campaign, relevance=data.relevance)
+    grades, aggregation = aggregated_grades(campaign=campaign, relevance=data.relevance)
     layout = _layout(data, grades)
     weights = data.queries.weight[layout.evaluated]
     models = []
@@ -413,6 +417,7 @@ def launch_report_build(
         comparisons=comparisons,
         model=model or (experimental[0] if comparisons else None),
         agreement=quality.result() if quality else None,
+        aggregation=aggregation,
         coverage=coverage,
         generated_at=timezone.now(),
         fingerprint=_label_fingerprint(data),

@@ -25,8 +25,10 @@ from metrics.compute.agreement import (
 from metrics.compute.annotators import annotator_quality, side_bias
 from metrics.compute.labels import VERDICT_SCALE
 from metrics.selectors.evaluation_data import (
+    AggregationFit,
     PreferenceRows,
     RelevanceLabels,
+    aggregated_grades,
     campaign_preferences,
     campaign_queries,
     campaign_relevance_labels,
@@ -41,11 +43,14 @@ def _number(value: float) -> float | None:
 
 @dataclass(frozen=True)
 class AgreementFigure:
+    """A coefficient for a page; `value` None comes with the `undefined` reason (e.g. one task only)."""
+
     name: str
     value: float | None
     ci_low: float | None
     ci_high: float | None
     n_tasks: int
+    undefined: str | None = None
 
     @classmethod
     def of(cls, name: str, agreement: Agreement) -> "AgreementFigure":
@@ -55,6 +60,7 @@ class AgreementFigure:
             _number(agreement.ci_low),
             _number(agreement.ci_high),
             agreement.n_tasks,
+            agreement.undefined and agreement.undefined.reason,
         )
 
 
@@ -88,6 +94,7 @@ class CampaignQuality:
     verdict_agreement: list[AgreementFigure]  # Fleiss kappa and nominal alpha
     pairs: list[PairFigure]
     annotators: list[AnnotatorFigures]
+    aggregation: AggregationFit | None  # None where the caller aggregates itself (the launch report)
 
     @property
     def grade_distribution(self) -> dict:
@@ -117,17 +124,23 @@ def campaign_quality_later(
     relevance: RelevanceLabels,
     preferences: PreferenceRows,
     n_resamples: int = 1000,
+    aggregation: bool = True,
 ) -> Future[CampaignQuality]:
     """`campaign_quality` of the campaign's already fetched labels, computed on a second thread while the
-    caller goes on (the launch report: its measures). One query, here."""
+    caller goes on (the launch report: its measures). One query, here. `aggregation`: whether to aggregate
+    the grades for the fit's state (Dawid–Skene: converged or not); a caller that aggregates says False."""
     annotator_pk = np.union1d(relevance.annotator_pk, preferences.annotator_pk)
     usernames = dict(
         get_user_model().objects.filter(pk__in=annotator_pk.tolist()).values_list("pk", "username")
     )
-    return started(_quality, campaign, relevance, preferences, annotator_pk, usernames, n_resamples)
+    return started(
+        _quality, campaign, relevance, preferences, annotator_pk, usernames, n_resamples, aggregation
+    )
 
 
-def _quality(campaign, relevance, preferences, annotator_pk, usernames, n_resamples) -> CampaignQuality:
+def _quality(
+    campaign, relevance, preferences, annotator_pk, usernames, n_resamples, aggregation
+) -> CampaignQuality:
     """`campaign_quality`'s figures of fetched labels: no query, as it runs on another thread."""
     scale = sorted(campaign.grade_values)
     preference_annotator_pk, verdict = preferences.annotator_pk, preferences.verdict
@@ -212,4 +225,5 @@ def _quality(campaign, relevance, preferences, annotator_pk, usernames, n_resamp
         verdict_agreement=verdict_agreement,
         pairs=pairs,
         annotators=sorted(annotators, key=lambda row: row.username),
+        aggregation=aggregated_grades(campaign=campaign, relevance=relevance)[1] if aggregation else None,
     )

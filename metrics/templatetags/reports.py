@@ -1,6 +1,10 @@
 """Launch-report wording shared by the pages, the HTML report and the Markdown report."""
 
+import math
+
 from django import template
+
+from annotation.templatetags.numbers import UNDEFINED
 
 register = template.Library()
 
@@ -18,22 +22,28 @@ def outcome_title(outcome: str) -> str:
     return OUTCOME_TITLES[str(outcome)]
 
 
-# Markdown: numbers as text, with "n/a" for a missing one.
+# Markdown: numbers as text, with "—" for an undefined one (None or NaN), as the pages show it.
+
+
+def _undefined(value: float | None) -> bool:
+    return value is None or not math.isfinite(value)
 
 
 @register.filter
 def fixed(value: float | None, digits: int = 4) -> str:
-    return "n/a" if value is None else f"{value:.{digits}f}"
+    return UNDEFINED if _undefined(value) else f"{value:.{digits}f}"
 
 
 @register.filter
 def signed(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:+.4f}"
+    return UNDEFINED if _undefined(value) else f"{value:+.4f}"
 
 
 @register.filter
 def p_value(value: float | None) -> str:
-    return "n/a" if value is None else ("< 0.001" if value < 0.001 else f"{value:.3f}")
+    if _undefined(value):
+        return UNDEFINED
+    return "< 0.001" if value < 0.001 else f"{value:.3f}"
 
 
 @register.filter

@@ -6,7 +6,7 @@ from django.core.exceptions import PermissionDenied
 from annotation.bundle import JudgmentRow, PreferenceRow
 from annotation.errors import TaskError, TaskErrorCode
 from annotation.models import Adjudication, Judgment, LabelRevision, RelevanceTask, SideBySideTask
-from annotation.selectors.review import review_queue, review_task
+from annotation.selectors.review import QueueState, review_queue, review_task
 from annotation.services.adjudication import adjudication_set
 from annotation.services.label_import import labels_import
 from annotation.task_kinds import RELEVANCE, SIDE_BY_SIDE
@@ -52,7 +52,7 @@ def test_adjudication_overrides_the_aggregate_and_keeps_raw_labels(campaign, rev
     assert aggregate_of(campaign, task) == 0
     assert sorted(Judgment.objects.filter(task=task).values_list("grade", flat=True)) == [2, 2, 3]
     assert (adjudication.grade, adjudication.reviewer, adjudication.reason) == (0, reviewer, "spam page")
-    revision = LabelRevision.objects.get(relevance_task=task)
+    revision = LabelRevision.objects.get(relevance_task=task, kind=LabelRevision.Kind.ADJUDICATION)
     assert (revision.kind, revision.old_value, revision.new_value, revision.note, revision.changed_by) == (
         LabelRevision.Kind.ADJUDICATION,
         "",
@@ -70,7 +70,9 @@ def test_a_second_adjudication_replaces_the_first_and_logs_old_to_new(campaign, 
     adjudication = Adjudication.objects.get(relevance_task=task)
     assert (adjudication.grade, adjudication.reviewer) == (2, manager)
     history = list(
-        LabelRevision.objects.filter(relevance_task=task).order_by("pk").values_list("old_value", "new_value")
+        LabelRevision.objects.filter(relevance_task=task, kind=LabelRevision.Kind.ADJUDICATION)
+        .order_by("pk")
+        .values_list("old_value", "new_value")
     )
     assert history == [("", "0"), ("0", "2")]
     assert aggregate_of(campaign, task) == 2
@@ -101,7 +103,7 @@ def test_only_reviewers_and_managers_adjudicate(campaign, make_user):
     with pytest.raises(PermissionDenied):
         adjudication_set(reviewer=make_user("ann", "annotator"), task=task, grade=1, reason="mine")
     assert not Adjudication.objects.exists()
-    assert not LabelRevision.objects.exists()
+    assert not LabelRevision.objects.filter(kind=LabelRevision.Kind.ADJUDICATION).exists()
 
 
 @pytest.mark.parametrize(
@@ -133,7 +135,7 @@ def test_queue_puts_disputes_first_failed_gold_next_and_settled_last(campaign, r
     settled = grades(campaign, {"a": 3, "b": 0}, query="q2", document="d6")
     adjudication_set(reviewer=reviewer, task=settled, grade=3, reason="clear")
 
-    queue = review_queue(campaign=campaign)
+    queue = review_queue(campaign=campaign, state=QueueState.ALL)
     order = [(item.kind, item.task_pk) for item in queue.items]
     assert order == [
         (RELEVANCE.name, wide.pk),
@@ -141,7 +143,7 @@ def test_queue_puts_disputes_first_failed_gold_next_and_settled_last(campaign, r
         (RELEVANCE.name, off_gold.pk),
         (RELEVANCE.name, settled.pk),
     ]
-    assert queue.n_open == 3
+    assert (queue.n_open, queue.n_settled) == (3, 1)
     assert queue.items[0].labels == ["0", "3"]
     assert queue.items[0].disagreement == 1.0
     assert [item.failed_gold for item in queue.items] == [False, False, True, False]
@@ -180,7 +182,9 @@ def test_review_task_shows_every_label_the_adjudication_and_history(campaign, re
     ]
     assert (review.adjudication.reviewer, review.adjudication.value) == ("rita", "2")
     assert [(row.changed_by, row.old_value, row.new_value, row.note) for row in review.history] == [
-        ("rita", "", "2", "partly answers")
+        ("rita", "", "2", "partly answers"),
+        ("al", "", "1", "imported from test"),
+        ("bea", "", "3", "imported from test"),
     ]
 
 

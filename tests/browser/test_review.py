@@ -55,12 +55,15 @@ def test_reviewer_settles_a_disagreement_by_keyboard(
     page.keyboard.type("Two of three call it relevant; cy misread the page.")
     page.screenshot(path=shots / "review_task.png", full_page=True)
     page.keyboard.press("Enter")
-    page.wait_for_url(f"{live_server.url}{queue_url}")
+    page.wait_for_url(f"{live_server.url}{queue_url}")  # no open task left
+    page.click("nav.filters >> text='settled'")
+    page.wait_for_url(f"{live_server.url}{queue_url}?state=settled")
 
     adjudication = Adjudication.objects.get(relevance_task=task)
     assert (adjudication.grade, adjudication.reviewer_id) == (2, reviewer.pk)
     assert adjudication.reason == "Two of three call it relevant; cy misread the page."
-    assert LabelRevision.objects.get(relevance_task=task).new_value == "2"
+    revision = LabelRevision.objects.get(relevance_task=task, kind=LabelRevision.Kind.ADJUDICATION)
+    assert revision.new_value == "2"
     assert sorted(Judgment.objects.filter(task=task).values_list("grade", flat=True)) == [0, 2, 3]
     assert "settled: 2" in page.content()
     page.screenshot(path=shots / "review_queue_after.png", full_page=True)

@@ -7,6 +7,7 @@ from statsmodels.stats.inter_rater import fleiss_kappa as statsmodels_fleiss_kap
 from metrics.compute.aggregation import verdict_counts
 from metrics.compute.agreement import (
     MeasurementLevel,
+    Undefined,
     fleiss_kappa,
     krippendorff_alpha,
     pairwise_weighted_kappa,
@@ -96,8 +97,22 @@ def test_alpha_is_one_for_perfect_agreement_and_nan_without_variation():
     assert perfect.ci_low == perfect.ci_high == 1.0
     constant = krippendorff_alpha(task, np.full(12, 2.0), n_tasks=4, scale=SCALE)
     assert np.isnan(constant.value) and np.isnan(constant.ci_low) and constant.n_resamples == 0
+    assert constant.undefined is Undefined.NO_VARIATION and perfect.undefined is None
     nothing = krippendorff_alpha([0, 1], [1.0, 2.0], n_tasks=2, scale=SCALE)
-    assert np.isnan(nothing.value) and nothing.n_tasks == 0
+    assert np.isnan(nothing.value) and nothing.n_tasks == 0 and nothing.undefined is Undefined.NO_TASKS
+
+
+@pytest.mark.parametrize("grades", [[2.0, 1.0], [0.0, 3.0, 3.0]])
+def test_one_task_gives_no_agreement_figure(grades):
+    """On a single task alpha and Fleiss' kappa are 0 or below whatever the labels (alpha 0.000 [0.000,
+    0.000] for the grades 2 and 1): undefined, not a measured lack of agreement."""
+    task = np.zeros(len(grades), dtype=int)
+    alpha = krippendorff_alpha(task, grades, n_tasks=1, scale=SCALE)
+    fleiss = fleiss_kappa(np.array([[1, 0, 1]]))
+    for figure in (alpha, fleiss):
+        assert np.isnan([figure.value, figure.ci_low, figure.ci_high]).all()
+        assert (figure.n_tasks, figure.undefined) == (1, Undefined.ONE_TASK)
+    assert Undefined.ONE_TASK.reason == "one task only: agreement needs at least two"
 
 
 def test_alpha_interval_is_the_percentile_interval_over_task_resamples():
@@ -274,6 +289,32 @@ def test_pairwise_kappa_skips_pairs_without_shared_tasks_and_ignores_other_annot
     )
     assert [(pair.annotator_a, pair.annotator_b) for pair in more] == [(0, 1), (0, 2), (1, 2)]
     assert more[0] == pairs[0]
+
+
+@pytest.mark.parametrize("grades", [[2.0, 1.0], [2.0, 2.0]])
+def test_pairwise_kappa_of_two_annotators_on_one_task_is_undefined(grades):
+    """Two annotators sharing one task showed κ 0.00 [0.00–0.00] on the quality page."""
+    (pair,) = pairwise_weighted_kappa([0, 0], [0, 1], grades, n_tasks=1, scale=SCALE)
+    assert np.isnan([pair.kappa.value, pair.kappa.ci_low, pair.kappa.ci_high]).all()
+    assert (pair.kappa.n_tasks, pair.kappa.undefined) == (1, Undefined.ONE_TASK)
+
+
+def test_pairwise_kappa_is_undefined_when_an_annotator_gives_one_grade_only():
+    # Annotator 0 grades every shared task 3: scikit-learn says 0 however annotator 1 grades.
+    first, second = np.full(6, 3.0), np.array([3.0, 3.0, 2.0, 3.0, 0.0, 3.0])
+    assert cohen_kappa_score(first, second, labels=SCALE, weights="quadratic") == 0.0
+    task = np.tile(np.arange(6), 2)
+    annotator = np.repeat([0, 1], 6)
+    (pair,) = pairwise_weighted_kappa(
+        task, annotator, np.concatenate([first, second]), n_tasks=6, scale=SCALE
+    )
+    assert np.isnan(pair.kappa.value) and pair.kappa.undefined is Undefined.NO_VARIATION
+    # A resample where one annotator happens to give one grade only is left out of the interval too.
+    varied = np.array([3.0, 2.0, 2.0, 3.0, 0.0, 3.0])
+    (pair,) = pairwise_weighted_kappa(
+        task, annotator, np.concatenate([varied, second]), n_tasks=6, scale=SCALE
+    )
+    assert pair.kappa.undefined is None and pair.kappa.n_resamples < 1000
 
 
 def test_pairwise_kappa_does_not_depend_on_which_annotator_is_first():

@@ -100,7 +100,7 @@ def test_json_has_the_agreed_shape(worked):
     data = json.loads(report_render(launch_report_build(campaign=worked), "json"))
     assert set(data) == {
         *("campaign", "decision", "reasons", "models", "comparisons", "agreement", "settings"),
-        *("headline", "generated_at", "fingerprint", "coverage"),
+        *("headline", "generated_at", "fingerprint", "coverage", "aggregation"),
     }
     assert data["decision"] == "no_launch"
     assert data["reasons"] and all(isinstance(reason, str) for reason in data["reasons"])
@@ -203,7 +203,8 @@ def test_every_format_via_the_command(worked, tmp_path):
         json.dumps(data)
     )
 
-    rows = list(csv.DictReader(io.StringIO(command(worked.name, "--format", "csv"))))
+    metadata, table = command(worked.name, "--format", "csv").split("\n\n")
+    rows = list(csv.DictReader(io.StringIO(table)))
     assert len(rows) == 2 * 4
     assert {row["model"] for row in rows} == {"online", "exp"}
     q1 = next(row for row in rows if row["model"] == "online" and row["query"] == "q1")
@@ -256,3 +257,79 @@ def test_a_campaign_without_labels_is_collecting(campaign):
     assert data["coverage"]["labels_outstanding"] > 0 and data["coverage"]["complete_queries"] < 30
     assert data["fingerprint"]["labels"] == 0 and len(data["fingerprint"]["sha256"]) == 64
     assert "provisional" in data
+
+
+def _refuse_nan(constant: str):
+    raise AssertionError(f"the JSON holds {constant}")
+
+
+@pytest.mark.parametrize(
+    "judgments",
+    [
+        [],  # no labels
+        [("a", "q1", "d1", 2), ("a", "q1", "d2", 0)],  # one annotator
+        [("a", "q1", "d1", 2), ("b", "q1", "d1", 1)],  # two annotators sharing one task
+    ],
+)
+def test_undefined_figures_are_null_in_json_and_a_dash_elsewhere(campaign, client, make_user, judgments):
+    rows = [JudgmentRow(0, name, query, doc, grade) for name, query, doc, grade in judgments]
+    labels_import(campaign=campaign, judgments=rows, preferences=[], source="test")
+    report = launch_report_build(campaign=campaign, n_resamples=200, n_bootstrap=200)
+    data = json.loads(report_render(report, "json"), parse_constant=_refuse_nan)
+    json.dumps(data, allow_nan=False)
+    client.force_login(make_user("rita", "reviewer"))
+    api = client.get(f"/api/campaigns/{campaign.pk}/report/")
+    assert json.loads(api.content, parse_constant=_refuse_nan)["agreement"] == data["agreement"]
+    for figure in data["agreement"]["relevance"].values():
+        assert figure["value"] is None and figure["ci95"] == [None, None] and figure["undefined"]
+    markdown = report_render(report, "md")
+    assert "nan" not in markdown.lower() and "n/a" not in markdown
+    assert "nan" not in report_render(report, "csv").lower()
+    reason = data["agreement"]["relevance"]["Krippendorff α (ordinal)"]["undefined"]
+    assert f"Krippendorff α (ordinal) — ({reason})" in markdown
+    html = report_render(report, "html")
+    assert "nan" not in html.replace("nanum", "").lower().split("<body")[1]
+
+
+def test_the_report_says_whether_dawid_skene_converged(db):
+    campaign = worked_campaign()
+    Campaign.objects.filter(pk=campaign.pk).update(aggregation="dawid_skene")
+    campaign.refresh_from_db()
+    report = launch_report_build(campaign=campaign, agreement=False, n_resamples=200, n_bootstrap=200)
+    # One annotator, every task graded once: nothing to learn, so the fit falls back to the labels.
+    data = json.loads(report_render(report, "json"))
+    assert data["aggregation"] == {"method": "dawid_skene", "converged": True, "fell_back": True}
+    assert "Aggregation: dawid_skene (fit fell back to majority" in report_render(report, "md")
+    assert 'id="aggregation-fit" class="warn">(fit fell back to majority' in report_render(report, "html")
+
+
+def test_other_aggregations_have_no_fit_to_report(worked):
+    report = launch_report_build(campaign=worked, agreement=False, n_resamples=200, n_bootstrap=200)
+    data = json.loads(report_render(report, "json"))
+    assert data["aggregation"] == {"method": "mean", "converged": None, "fell_back": None}
+    assert "Aggregation: mean;" in report_render(report, "md")
+    assert 'id="aggregation-fit"' not in report_render(report, "html")
+
+
+def test_the_csv_leads_with_what_the_json_says_of_the_report(worked):
+    report = launch_report_build(campaign=worked, n_resamples=200, n_bootstrap=200)
+    data = json.loads(report_render(report, "json"))
+    text = report_render(report, "csv")
+    metadata, table = text.split("\n\n")
+    fields = list(csv.reader(io.StringIO(metadata)))
+    assert fields[0] == ["field", "value"] and all(len(row) == 2 for row in fields)
+    values = dict(fields[1:])
+    assert values["generated_at"] == data["generated_at"]
+    assert values["fingerprint.sha256"] == data["fingerprint"]["sha256"]
+    assert values["fingerprint.labels"] == str(data["fingerprint"]["labels"])
+    assert values["decision"] == data["decision"] == "no_launch"
+    assert values["campaign.model"] == "exp"
+    coverage = data["coverage"]
+    assert values["coverage.side_by_side_complete"] == str(coverage["side_by_side_complete"])
+    assert values["coverage.labels_outstanding"] == str(coverage["labels_outstanding"])
+    assert values["coverage.relevance_share"] == repr(coverage["relevance_share"])
+    assert (values["settings.launch_min_gsb"], values["settings.min_queries"]) == ("0.05", "4")
+    assert (values["settings.launch_alpha"], values["settings.min_coverage"]) == ("0.05", "0.9")
+    assert values["settings.aggregation"] == values["aggregation.method"] == "mean"
+    assert values["aggregation.converged"] == ""  # no fit for the mean
+    assert table.startswith("model,role,query,")

@@ -9,10 +9,11 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from annotation.bundle import JudgmentRow, PreferenceRow
-from annotation.models import Adjudication, Document, Judgment, RelevanceTask, SideBySideTask
+from annotation.models import Adjudication, Campaign, Document, Judgment, RelevanceTask, SideBySideTask
 from annotation.services.label_import import labels_import
 from metrics.reports import svg
 from metrics.reports.palette import PALETTE
+from metrics.selectors.evaluation_data import AggregationFit
 
 
 def label(campaign, judgments=(), preferences=()):
@@ -67,6 +68,7 @@ def test_reviewers_and_managers_see_every_page(client, campaign, disputed, make_
 
 
 def test_quality_page_shows_agreement_annotators_and_a_local_plotly(client, campaign, disputed, make_user):
+    label(campaign, [JudgmentRow(0, name, "q1", "d2", 1) for name in ("a", "b")])  # two tasks: figures
     client.force_login(make_user("rita", "reviewer"))
     page = client.get(reverse("metrics:campaign_quality", args=[campaign.pk])).content.decode()
     for text in ("Krippendorff α (ordinal)", "Krippendorff α (interval)", "Fleiss κ", "95% CI", "Pairwise"):
@@ -107,12 +109,13 @@ def test_queue_lists_the_disputed_tasks_with_links(client, campaign, disputed, m
     assert reverse("annotation:review_side_by_side", args=[sbs.pk]) in page
 
 
-def test_posting_a_final_label_redirects_to_the_queue(client, campaign, disputed, make_user):
+def test_posting_a_final_label_redirects_to_the_next_open_task(client, campaign, disputed, make_user):
     client.force_login(make_user("rita", "reviewer"))
     url = reverse("annotation:review_relevance", args=[disputed.pk])
     response = client.post(url, {"label": "2", "reason": "two of three"})
     assert response.status_code == 302
-    assert response.url == reverse("annotation:review_queue", args=[campaign.pk])
+    sbs = SideBySideTask.objects.get(query__external_id="q1")
+    assert response.url == reverse("annotation:review_side_by_side", args=[sbs.pk])
     adjudication = Adjudication.objects.get(relevance_task=disputed)
     assert (adjudication.grade, adjudication.reason, adjudication.reviewer.username) == (
         2,
@@ -167,3 +170,42 @@ def test_chart_pages_get_the_palette_of_the_svg_charts(client, campaign, dispute
         assert color in svg.gsb_chart(3, 1, 2, 0.2, 0.1, 0.3) + svg.means_chart(
             ["nDCG"], [("a", [0.5], [(0.4, 0.6)])]
         )
+
+
+def test_kappa_of_two_annotators_sharing_one_task_is_a_dash_with_its_reason(client, campaign, make_user):
+    # It showed 0.00 [0.00–0.00]: on one task every agreement coefficient is 0 or below by construction.
+    label(campaign, [JudgmentRow(0, name, "q1", "d1", grade) for name, grade in (("a", 2), ("b", 1))])
+    client.force_login(make_user("rita", "reviewer"))
+    page = client.get(reverse("metrics:campaign_quality", args=[campaign.pk])).content.decode()
+    pair_row = page.split('id="pair-table"')[1].split("</tr>")[1]
+    assert "<td>a</td><td>b</td>" in pair_row
+    assert ">—</td>" in pair_row and "one task only: agreement needs at least two" in pair_row
+    assert "0.00" not in pair_row
+    figures = page.split('class="figures"')[1].split("<h2>")[0]
+    assert 'figure-value">—<' in figures and 'figure-value">0' not in figures
+    assert figures.count("one task only") == 2  # both alphas of the grades
+    assert figures.count("no task has two labels") == 2  # no side-by-side labels
+
+
+def test_quality_page_says_whether_dawid_skene_converged(client, campaign, make_user):
+    grades = {"a": (3, 2, 0, 1), "b": (3, 2, 1, 1), "c": (2, 2, 0, 1)}
+    label(
+        campaign,
+        [
+            JudgmentRow(0, name, "q1", f"d{document}", grade)
+            for name, row in grades.items()
+            for document, grade in enumerate(row, start=1)
+        ],
+    )
+    client.force_login(make_user("rita", "reviewer"))
+    url = reverse("metrics:campaign_quality", args=[campaign.pk])
+    assert 'id="aggregation-fit"' not in client.get(url).content.decode()  # mean: no fit
+    Campaign.objects.filter(pk=campaign.pk).update(aggregation="dawid_skene")
+    page = client.get(url).content.decode()
+    assert 'id="aggregation-fit"' in page and '<span class="badge done">converged</span>' in page
+
+
+def test_an_unconverged_fit_is_said_plainly():
+    fit = AggregationFit("dawid_skene", converged=False, fell_back=False)
+    assert fit.status == "did not converge in 500 rounds: treat its grades with care"
+    assert AggregationFit("mean").status == ""

@@ -12,15 +12,15 @@ def test_markdown_cells_cannot_break_a_table_row():
 
 
 def test_numbers_in_the_markdown_report():
-    assert (
-        render("{{ x|fixed }} {{ x|fixed:3 }} {{ none|fixed }}", x=0.12345, none=None) == "0.1235 0.123 n/a"
-    )
+    assert render("{{ x|fixed }} {{ x|fixed:3 }} {{ none|fixed }}", x=0.12345, none=None) == "0.1235 0.123 —"
     assert render("{{ x|signed }} {{ y|signed }} {{ none|signed }}", x=0.5, y=-0.25, none=None) == (
-        "+0.5000 -0.2500 n/a"
+        "+0.5000 -0.2500 —"
     )
     assert render("{{ a|p_value }} {{ b|p_value }} {{ none|p_value }}", a=0.0004, b=0.04, none=None) == (
-        "< 0.001 0.040 n/a"
+        "< 0.001 0.040 —"
     )
+    nan = float("nan")
+    assert render("{{ x|fixed }} {{ x|signed }} {{ x|p_value }}", x=nan) == "— — —"  # never "nan"
     assert render("{{ a|general }} {{ b|general }}", a=0.05, b=1.0) == "0.05 1"
 
 

@@ -2,7 +2,7 @@
 
 from django.http import Http404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import generics
+from rest_framework import generics, serializers
 from rest_framework.exceptions import ValidationError
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
@@ -18,9 +18,15 @@ from annotation.api.serializers import (
 )
 from annotation.api.views.campaigns import campaign_or_404
 from annotation.models import RelevanceTask
-from annotation.selectors.review import label_history, review_queue, review_task, review_task_get
+from annotation.selectors.review import (
+    QueueState,
+    label_history,
+    review_queue,
+    review_task,
+    review_task_get,
+)
 from annotation.services.adjudication import adjudication_set
-from annotation.task_kinds import TASK_KINDS, kind_of_slug
+from annotation.task_kinds import KIND_NAMES, TASK_KINDS, kind_named, kind_of_slug
 
 REVIEWER = [IsAuthenticated, IsReviewer]
 KIND_PARAMETER = OpenApiParameter(
@@ -30,7 +36,6 @@ KIND_PARAMETER = OpenApiParameter(
     enum=[kind.slug for kind in TASK_KINDS],
     description="The kind of task",
 )
-QUEUE_LIMIT = 1000
 
 
 def _task(kind: str, task_id: int):
@@ -41,15 +46,31 @@ def _task(kind: str, task_id: int):
     return task
 
 
-@extend_schema(tags=["review"])
+class QueueFilter(serializers.Serializer):
+    state = serializers.ChoiceField(
+        choices=[state.value for state in QueueState],
+        default=QueueState.OPEN.value,
+        help_text="open: not yet adjudicated; settled: adjudicated; all: open ones, then settled ones.",
+    )
+    kind = serializers.ChoiceField(choices=KIND_NAMES, required=False, help_text="Only this kind of task.")
+
+
+@extend_schema(tags=["review"], parameters=[QueueFilter])
 class ReviewQueueView(generics.ListAPIView):
-    """Disputed tasks first (labels differ), then failed gold; adjudicated ones last."""
+    """Disputed tasks (labels differ) first, the most disputed first, then failed gold; paginated."""
 
     permission_classes = REVIEWER
     serializer_class = QueueItemSerializer
 
     def get_queryset(self):
-        return review_queue(campaign=campaign_or_404(self.kwargs["campaign_id"]), limit=QUEUE_LIMIT).items
+        filters = QueueFilter(data=self.request.query_params)
+        filters.is_valid(raise_exception=True)
+        kind = filters.validated_data.get("kind")
+        return review_queue(
+            campaign=campaign_or_404(self.kwargs["campaign_id"]),
+            state=QueueState(filters.validated_data["state"]),
+            kind=kind_named(kind) if kind else None,
+        ).items
 
 
 class ReviewTaskView(APIView):
