@@ -25,7 +25,8 @@ RUN = "".join(
 
 
 @pytest.fixture
-def manager(client, make_user, settings, tmp_path):
+def manager(transactional_db, client, make_user, settings, tmp_path):
+    """Transactional: the worker commits and reconnects as a real one does, outside any test transaction."""
     settings.IMPORTS_DIR = tmp_path / "imports"
     client.force_login(make_user("boss", "manager"))
     return client
