@@ -165,10 +165,20 @@ def _in_ranked_order(rows: np.ndarray, score: np.ndarray, document: np.ndarray) 
     return bool((document[tied_at + 1] < document[tied_at]).all())
 
 
-def write_qrels(out: TextIO, query_ids, document_ids, labels) -> None:
-    """Writes `qid 0 docid label`; whole-number labels without a decimal point, others as needed exactly."""
+QRELS_INTEGER = ("round", "floor")
+
+
+def write_qrels(out: TextIO, query_ids, document_ids, labels, integer: str | None = None) -> None:
+    """Writes `qid 0 docid label`; whole-number labels without a decimal point, others as needed exactly.
+
+    trec_eval reads a label as an integer (1.667 becomes 1): `integer="round"` writes the nearest integer,
+    halves rounded up (1.5 → 2, −0.5 → 0), `"floor"` the one below, as trec_eval itself would."""
+    if integer not in (None, *QRELS_INTEGER):
+        raise ValueError(f"integer must be one of {', '.join(QRELS_INTEGER)}, got {integer!r}")
     for query, document, label in zip(query_ids, document_ids, labels, strict=True):
         label = float(label)
+        if integer is not None:
+            label = float(math.floor(label + 0.5) if integer == "round" else math.floor(label))
         text = str(int(label)) if label.is_integer() else repr(label)
         out.write(f"{query} 0 {document} {text}\n")
 

@@ -20,7 +20,7 @@ from config.routers import reads_from_replica, replica_stream
 from metrics.reports.text import report_json
 from metrics.selectors.evaluation_data import campaign_aggregated_labels
 from metrics.selectors.launch import launch_report_build
-from trec.files import write_qrels
+from trec.files import QRELS_INTEGER, write_qrels
 
 REVIEWER = [IsAuthenticated, IsReviewer]
 
@@ -65,12 +65,22 @@ class JudgmentsExportView(APIView):
         return response
 
 
+class QrelsFilter(serializers.Serializer):
+    integer = serializers.ChoiceField(
+        choices=QRELS_INTEGER,
+        required=False,
+        help_text="For trec_eval, which reads labels as integers: round (halves up) or floor the aggregated "
+        "labels. Default: exact values.",
+    )
+
+
 class QrelsExportView(APIView):
     permission_classes = REVIEWER
     renderer_classes = [JSONRenderer, PlainTextRenderer]
 
     @extend_schema(
         tags=["results"],
+        parameters=[QrelsFilter],
         responses={
             (200, "text/plain"): OpenApiResponse(
                 OpenApiTypes.STR, description="`qid 0 docid grade`: the aggregated (or adjudicated) labels."
@@ -79,9 +89,12 @@ class QrelsExportView(APIView):
     )
     @reads_from_replica
     def get(self, request, campaign_id: int):
+        query = QrelsFilter(data=request.query_params)
+        query.is_valid(raise_exception=True)
         labels = campaign_aggregated_labels(campaign=campaign_or_404(campaign_id))
         out = io.StringIO()
-        write_qrels(out, labels.query_ids, labels.document_ids, labels.grades)
+        integer = query.validated_data.get("integer")
+        write_qrels(out, labels.query_ids, labels.document_ids, labels.grades, integer=integer)
         response = HttpResponse(out.getvalue(), content_type="text/plain; charset=utf-8")
         response["Content-Disposition"] = f'attachment; filename="campaign-{campaign_id}.qrels"'
         return response

@@ -135,3 +135,19 @@ def test_bundle_gold_marks_tasks(db, bundle_data):
     )
     assert gold == {"d1": 3, "d2": 0}
     assert SideBySideTask.objects.get(campaign=campaign, query__external_id="q1").gold_verdict == "good"
+
+
+def test_qrels_export_exact_or_integer_for_trec_eval(campaign, tmp_path):
+    # q1/d1 has grades 3 and 2: mean 2.5, which trec_eval would read as 2.
+    call_command("import_judgments", campaign.name, str(write_jsonl(tmp_path / "l.jsonl", LABELS)))
+    labels = {}
+    for integer in (None, "round", "floor"):
+        out = tmp_path / f"{integer}.qrels"
+        options = {"integer": integer} if integer else {}
+        call_command("export_judgments", str(campaign.pk), "--format", "qrels", "-o", str(out), **options)
+        labels[integer] = {tuple(line.split()[::2]): line.split()[3] for line in out.read_text().splitlines()}
+    assert labels[None][("q1", "d1")] == "2.5"
+    assert labels["round"][("q1", "d1")] == "3" and labels["floor"][("q1", "d1")] == "2"
+    assert labels[None][("q1", "d5")] == labels["round"][("q1", "d5")] == "0"
+    with pytest.raises(CommandError, match="invalid choice"):
+        call_command("export_judgments", str(campaign.pk), "--format", "qrels", "--integer", "ceil")

@@ -357,6 +357,14 @@ def test_exports(annotator, reviewer, campaign):
     qrels = reviewer.get(f"/api/campaigns/{campaign.pk}/export/qrels/", HTTP_ACCEPT="text/plain")
     assert qrels.status_code == 200
     assert all(len(line.split()) == 4 for line in qrels.content.decode().splitlines())
+    url = f"/api/campaigns/{campaign.pk}/export/qrels/?integer=round"
+    rounded = reviewer.get(url, HTTP_ACCEPT="text/plain").content.decode().splitlines()
+    assert [line.split()[:3] for line in rounded] == [
+        line.split()[:3] for line in qrels.content.decode().splitlines()
+    ]
+    assert all(line.split()[3].lstrip("-").isdigit() for line in rounded)
+    bad = reviewer.get(f"/api/campaigns/{campaign.pk}/export/qrels/?integer=ceil")
+    assert bad.status_code == 400 and bad.json()["field"] == "integer"
 
 
 def test_lists_are_paginated_and_filtered(reviewer, campaign, bundle_data, settings):

@@ -1,6 +1,7 @@
 """Reading TREC files and scoring runs: conventions, errors, and agreement with pytrec_eval."""
 
 import gzip
+import io
 import math
 
 import numpy as np
@@ -13,7 +14,7 @@ import trec.files as trec
 from metrics.compute import evaluation
 from metrics.compute.evaluation import QrelsIndex, evaluate_run, read_files
 from metrics.compute.ranking import Gain, RankingSettings
-from trec.files import TrecFormatError, read_qrels, read_run, read_run_rankings
+from trec.files import TrecFormatError, read_qrels, read_run, read_run_rankings, write_qrels
 
 LINEAR = RankingSettings(gain=Gain.LINEAR)
 
@@ -254,3 +255,22 @@ def test_files_read_together_report_the_qrels_problem_first(tmp_path):
     index, run, second = read_files(good_qrels, [good_run, good_run])
     assert evaluate_run(index, run, ["RR"]).aggregate() == {"RR": 1.0}
     assert second.document.tolist() == [b"a"]
+
+
+@pytest.mark.parametrize(
+    ("integer", "expected"),
+    [
+        (None, ["1.6666666666666667", "1.5", "2", "-0.5", "2.5"]),
+        ("round", ["2", "2", "2", "0", "3"]),  # halves up, not to even
+        ("floor", ["1", "1", "2", "-1", "2"]),
+    ],
+)
+def test_qrels_for_trec_eval_hold_integer_labels(integer, expected):
+    out = io.StringIO()
+    write_qrels(out, ["q"] * 5, list("abcde"), [5 / 3, 1.5, 2.0, -0.5, 2.5], integer=integer)
+    assert [line.split()[3] for line in out.getvalue().splitlines()] == expected
+
+
+def test_qrels_integer_choice_is_checked():
+    with pytest.raises(ValueError, match="integer must be one of round, floor"):
+        write_qrels(io.StringIO(), ["q"], ["a"], [1.0], integer="ceil")

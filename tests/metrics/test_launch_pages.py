@@ -65,7 +65,7 @@ def test_overview_download_buttons_give_the_cli_files(client, worked, make_user)
     page = client.get(reverse("metrics:campaign_overview", args=[worked.pk])).content.decode()
     downloads = page[page.index('id="downloads"') :]
     links = re.findall(r'href="([^"]+)" download', downloads)
-    assert len(links) == 6  # labels, qrels, the report in four formats
+    assert len(links) == 7  # labels, qrels exact and for trec_eval, the report in four formats
     for link in links:
         response = client.get(link)
         assert response.status_code == 200, link

@@ -7,7 +7,7 @@ from annotation.management.cli import command_error
 from annotation.selectors.campaigns import campaign_get
 from annotation.selectors.labels import campaign_labels_export
 from metrics.selectors.evaluation_data import campaign_aggregated_labels
-from trec.files import write_qrels
+from trec.files import QRELS_INTEGER, write_qrels
 
 
 class Command(BaseCommand):
@@ -16,9 +16,15 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("campaign", help="the campaign's id or name")
         parser.add_argument("--format", choices=["jsonl", "qrels"], default="jsonl")
+        parser.add_argument(
+            "--integer",
+            choices=QRELS_INTEGER,
+            help="qrels for trec_eval, which reads labels as integers: round (halves up) or floor the "
+            "aggregated labels (default: exact values, as `evaluate` reads them)",
+        )
         parser.add_argument("-o", "--output", help="a file to write (default: standard output)")
 
-    def handle(self, *args, campaign, format, output, **options):
+    def handle(self, *args, campaign, format, output, integer, **options):
         try:
             target = campaign_get(identifier=campaign)
         except InputError as exc:
@@ -30,7 +36,7 @@ class Command(BaseCommand):
                     out.write(json.dumps(row, ensure_ascii=False) + "\n")
             else:
                 labels = campaign_aggregated_labels(campaign=target)
-                write_qrels(out, labels.query_ids, labels.document_ids, labels.grades)
+                write_qrels(out, labels.query_ids, labels.document_ids, labels.grades, integer=integer)
         finally:
             if output:
                 out.close()
