@@ -3,7 +3,8 @@
 Conventions (trec_eval's): documents are ranked by score descending, ties broken by document id descending
 (byte order); a run query without qrels is ignored; a qrels query missing from the run is ignored unless
 `complete=True`, which scores it 0 (trec_eval `-c`); `judged_only=True` drops unjudged documents before
-ranking. A document listed twice for a query, in the run or in the qrels, is an error.
+ranking (trec_eval `-J`): documents without a label and those with a negative label (trec_eval reads a
+negative relevance as unjudged), while a query left with no documents still counts, scoring 0. A document listed twice for a query, in the run or in the qrels, is an error.
 
 The join hashes (query, document) pairs to 64 bits and checks every match byte for byte; on the rare hash
 collision it hashes again with another seed, so results never depend on a hash.
@@ -120,14 +121,14 @@ def evaluate_run(
     ranked = ranked_order(row_of_query, run.score, run.document)
     if ranked is not None:
         row_of_query, labels, layout = row_of_query[ranked], labels[ranked], None
+    scored = np.ones(len(qrels.query_ids), bool) if complete else np.zeros(len(qrels.query_ids), bool)
+    scored[row_of_query] = True  # before -J: a query whose documents are all unjudged scores 0, and counts
     if judged_only:
-        judged = ~np.isnan(labels)
+        judged = labels >= 0  # NaN (unjudged) and negative labels both compare False, as in trec_eval
         row_of_query, labels, layout = row_of_query[judged], labels[judged], None
     if layout is None:
         layout = _Layout.of(row_of_query, len(qrels.query_ids))
 
-    scored = np.ones(len(qrels.query_ids), bool) if complete else np.zeros(len(qrels.query_ids), bool)
-    scored[row_of_query] = True
     matrix = np.full((len(qrels.query_ids), layout.width), np.nan)
     matrix[row_of_query, layout.positions] = labels
     judged_labels = qrels.judged

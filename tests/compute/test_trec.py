@@ -124,6 +124,21 @@ def test_judged_only_drops_unjudged_documents_before_ranking(tmp_path):
     }
 
 
+def test_judged_only_keeps_a_query_whose_documents_are_all_unjudged_as_trec_eval_j(tmp_path):
+    # trec_eval -J: q2 retrieved only x (unjudged) and scores 0; mean AP 0.5, not 1.0.
+    qrels = {"1": {"a": 1}, "2": {"b": 1}}
+    run = {"1": {"a": 1.0}, "2": {"x": 1.0}}
+    result = scores(tmp_path, qrels, run, ["AP"], judged_only=True)
+    assert result == {"1": {"AP": 1.0}, "2": {"AP": 0.0}}
+
+
+def test_judged_only_treats_a_negative_label_as_unjudged_as_trec_eval(tmp_path):
+    qrels = {"1": {"a": -1, "b": 1}}
+    run = {"1": {"a": 2.0, "b": 1.0}}
+    assert scores(tmp_path, qrels, run, ["RR"])["1"] == {"RR": 0.5}  # judged non-relevant
+    assert scores(tmp_path, qrels, run, ["RR"], judged_only=True)["1"] == {"RR": 1.0}  # dropped
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.integers(0, 3), min_size=2, max_size=12), st.randoms(use_true_random=False))
 def test_swapping_documents_of_equal_label_changes_nothing(tmp_path_factory, labels, random):
@@ -155,20 +170,26 @@ PYTREC_MEASURES = {
 }
 
 
+@pytest.mark.parametrize("judged_only", [False, True])
 @pytest.mark.parametrize("seed", range(5))
-def test_agrees_with_pytrec_eval_per_query(tmp_path, seed):
+def test_agrees_with_pytrec_eval_per_query(tmp_path, seed, judged_only):
     rng = np.random.default_rng(seed)
     qrels, run = {}, {}
     for q in range(40):
         pool = [f"doc{d}" for d in rng.choice(200, size=int(rng.integers(1, 40)), replace=False)]
-        qrels[f"q{q}"] = {d: int(rng.integers(0, 4)) for d in pool if rng.random() < 0.7} or {pool[0]: 0}
+        qrels[f"q{q}"] = {d: int(rng.integers(-1, 4)) for d in pool if rng.random() < 0.7} or {pool[0]: 0}
         candidates = pool + [f"x{d}" for d in range(20)]
         retrieved = list(rng.choice(candidates, size=int(rng.integers(1, len(candidates))), replace=False))
         # Few distinct scores: plenty of ties for the tie-break rule.
         run[f"q{q}"] = {d: float(rng.integers(0, 5)) for d in retrieved}
     run["only-in-run"] = {"doc1": 1.0}
-    expected = pytrec_eval.RelevanceEvaluator(qrels, set(PYTREC_MEASURES)).evaluate(run)
-    ours = scores(tmp_path, qrels, run, list(PYTREC_MEASURES.values()), settings=LINEAR)
+    run["all-unjudged"] = {"x1": 1.0, "x2": 0.5}
+    qrels["all-unjudged"] = {"doc9": 1}
+    evaluator = pytrec_eval.RelevanceEvaluator(qrels, set(PYTREC_MEASURES), judged_docs_only_flag=judged_only)
+    expected = evaluator.evaluate(run)
+    ours = scores(
+        tmp_path, qrels, run, list(PYTREC_MEASURES.values()), settings=LINEAR, judged_only=judged_only
+    )
     assert set(ours) == set(expected)
     for query, values in expected.items():
         for theirs, mine in PYTREC_MEASURES.items():
