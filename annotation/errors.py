@@ -46,6 +46,7 @@ class TaskErrorCode(StrEnum):
     SKIPPED = "skipped"
     NOT_LEASED = "not_leased"
     NOT_MEMBER = "not_member"
+    STALE = "stale"
 
 
 @dataclass

@@ -34,6 +34,7 @@ class LoginForm(AuthenticationForm):
 class JudgmentForm(forms.Form):
     grade = forms.IntegerField()  # whether it is on the scale is the service's call
     comment = forms.CharField(required=False, max_length=5000, strip=True)
+    version = forms.CharField(required=False, max_length=64)  # the label the page showed
 
 
 class PreferenceForm(forms.Form):
@@ -42,6 +43,7 @@ class PreferenceForm(forms.Form):
         choices=[("1", "slightly"), ("2", "much")], coerce=int, required=False, empty_value=None
     )
     comment = forms.CharField(required=False, max_length=5000, strip=True)
+    version = forms.CharField(required=False, max_length=64)
 
     def clean(self):
         data = super().clean()

@@ -13,6 +13,7 @@ TASK_ERROR_STATUS = {
     TaskErrorCode.NOT_LEASED: status.HTTP_409_CONFLICT,
     TaskErrorCode.LEASE_EXPIRED_FULL: status.HTTP_409_CONFLICT,
     TaskErrorCode.NOT_MEMBER: status.HTTP_403_FORBIDDEN,
+    TaskErrorCode.STALE: status.HTTP_409_CONFLICT,
 }
 
 

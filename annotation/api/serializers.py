@@ -62,6 +62,12 @@ class LabelRequestSerializer(serializers.Serializer):
     )
     comment = StrictCharField(required=False, allow_blank=True, max_length=5000, default="")
     seconds_spent = serializers.FloatField(required=False, allow_null=True, min_value=0, max_value=86400)
+    version = StrictCharField(
+        required=False,
+        max_length=64,
+        help_text="The task's `version` as you read it: if your label changed since (another tab or client), "
+        "the answer is 409 with the current label and nothing changes.",
+    )
 
 
 class AdjudicationRequestSerializer(serializers.Serializer):
@@ -227,6 +233,9 @@ class TaskSerializer(serializers.Serializer):
     right = TaskDocumentSerializer(many=True, required=False, help_text="Side-by-side tasks.")
     five_point = serializers.BooleanField(required=False, help_text="Side-by-side tasks: ask for a strength.")
     current = CurrentLabelSerializer(allow_null=True, help_text="The annotator's label, once given.")
+    version = serializers.CharField(
+        help_text="Send it back with a label to have a stale answer refused (409)."
+    )
     progress = OwnProgressSerializer()
 
 

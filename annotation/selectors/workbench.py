@@ -238,6 +238,8 @@ def task_view(*, assignment: Assignment) -> dict:
         "campaign": {"id": campaign.pk, "name": campaign.name, "guidelines": campaign.guidelines},
         "query": {"text": task.query.text, "description": task.query.description},
         "current": None,
+        "version": label_version(None),
+        "skip_reason": assignment.get_skip_reason_display() if assignment.skip_reason else "",
         "progress": annotator_task_progress(annotator=annotator, campaign=campaign),
     }
     previous = assignment_previous(annotator=annotator, campaign=campaign, before=assignment)
@@ -248,6 +250,7 @@ def task_view(*, assignment: Assignment) -> dict:
         judgment = labelled and Judgment.objects.filter(task=task, annotator=annotator).first()
         if judgment:
             view["current"] = {"grade": judgment.grade, "comment": judgment.comment}
+            view["version"] = label_version(judgment)
         return view
     rankings = (
         Ranking.objects.filter(query=task.query, rank__lte=campaign.gsb_depth)
@@ -270,7 +273,14 @@ def task_view(*, assignment: Assignment) -> dict:
             "strength": preference.strength,
             "comment": preference.comment,
         }
+        view["version"] = label_version(preference)
     return view
+
+
+def label_version(label) -> str:
+    """What a page shows its label as, so a submit from a stale page (another tab answered since) is caught:
+    the label's last change, or "new" when there was none."""
+    return label.updated_at.isoformat() if label else "new"
 
 
 def preference_side(*, verdict: str, experimental_on_left: bool) -> str:

@@ -18,6 +18,7 @@ from annotation.models import (
     SideBySideTask,
     Verdict,
 )
+from annotation.selectors.workbench import label_version, preference_side
 from annotation.services.assignment import lease_claim, lease_finish, task_lock
 from annotation.task_kinds import task_kind
 
@@ -42,8 +43,10 @@ def judgment_submit(
     grade: int,
     comment: str = "",
     seconds_spent: float | None = None,
+    version: str | None = None,
 ) -> tuple[Judgment, bool]:
-    """Grade a relevance task; returns the judgment and whether it was created (else changed)."""
+    """Grade a relevance task; returns the judgment and whether it was created (else changed). `version` is
+    what the page showed (`label_version`): when the label changed since, nothing is written."""
     values = task.campaign.grade_values
     if isinstance(grade, bool) or grade not in values:
         raise TaskError(
@@ -53,6 +56,7 @@ def judgment_submit(
         )
     task_lock(task=task)  # first: a double submit must see the label its twin just wrote
     judgment = Judgment.objects.filter(task=task, annotator=annotator).first()
+    _version_check(judgment, version, lambda: f"{judgment.grade}")
     if judgment is not None:
         old = judgment.grade
         if (old, judgment.comment) != (grade, comment):
@@ -94,6 +98,7 @@ def preference_submit(
     strength: int | None = None,
     comment: str = "",
     seconds_spent: float | None = None,
+    version: str | None = None,
 ) -> tuple[Preference, bool]:
     """Record which side the annotator found better, stored relative to the experimental model.
 
@@ -111,6 +116,13 @@ def preference_submit(
         raise TaskError(TaskErrorCode.INVALID_LABEL, "no strength on this choice", field="strength")
     task_lock(task=task)
     preference = Preference.objects.filter(task=task, annotator=annotator).first()
+    _version_check(
+        preference,
+        version,
+        lambda: preference_side(
+            verdict=preference.verdict, experimental_on_left=preference.experimental_on_left
+        ),
+    )
     if preference is not None:
         old, old_comment = _revision_value(preference), preference.comment
         preference.verdict = _verdict(side, preference.experimental_on_left)
@@ -132,6 +144,19 @@ def preference_submit(
     lease_finish(assignment=assignment, task=task)
     _revision(annotator, task, LabelRevision.Kind.PREFERENCE, "", _revision_value(preference))
     return preference, True
+
+
+def _version_check(label, version: str | None, shown) -> None:
+    """Refuse a submit from a page rendered before the label last changed (another tab answered since)."""
+    if version is None or version == label_version(label):
+        return
+    current = f"your answer now is {shown()}" if label is not None else "your answer there was taken back"
+    raise TaskError(
+        TaskErrorCode.STALE,
+        f"This task was answered in another tab or window since this page was shown: {current}. "
+        "Nothing was changed.",
+        field="version",
+    )
 
 
 def _revision(annotator, task, kind: LabelRevision.Kind, old: str, new: str) -> None:

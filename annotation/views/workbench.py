@@ -91,6 +91,7 @@ def task(request, campaign_id: int, assignment_id: int):
                 task=assignment.relevance_task,
                 grade=data["grade"],
                 comment=data["comment"],
+                version=data["version"] or None,
             )
         else:
             _, created = preference_submit(
@@ -99,6 +100,7 @@ def task(request, campaign_id: int, assignment_id: int):
                 side=data["side"],
                 strength=data["strength"],
                 comment=data["comment"],
+                version=data["version"] or None,
             )
     except TaskError as error:
         messages.error(request, str(error))

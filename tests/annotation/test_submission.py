@@ -178,6 +178,17 @@ def test_changing_a_verdict_keeps_the_stored_side(campaign, make_user):
     assert values == [("", "bad"), ("bad", "good")]
 
 
+def test_a_stale_verdict_is_refused_naming_the_side_shown(campaign, make_user):
+    ann = make_user("ann", "annotator")
+    lease = side_by_side_lease(campaign, ann)
+    Assignment.objects.filter(pk=lease.pk).update(experimental_on_left=False)
+    preference_submit(annotator=ann, task=lease.side_by_side_task, side="left", version="new")
+    with pytest.raises(TaskError) as error:
+        preference_submit(annotator=ann, task=lease.side_by_side_task, side="right", version="new")
+    assert error.value.code == TaskErrorCode.STALE and "your answer now is left" in str(error.value)
+    assert lease.side_by_side_task.preferences.get().verdict == "bad"  # unchanged
+
+
 def test_strength_on_the_five_point_scale_only(campaign, make_user):
     ann = make_user("ann", "annotator")
     lease = side_by_side_lease(campaign, ann)

@@ -191,3 +191,28 @@ def test_progress_per_kind_counts_done_and_what_is_left(client, annotator, campa
     assert client.get(url).json()["kinds"][0] == {"name": "relevance", "done": 1, "remaining": 7}
     page = client.get(work_url(campaign)).content.decode()
     assert f'data-progress-url="{url}"' in page and 'data-kind="relevance" data-status="leased"' in page
+
+
+def test_a_stale_tab_cannot_overwrite_the_answer(client, annotator, campaign):
+    first = client.get(work_url(campaign))
+    task = first.context["task"]
+    url = reverse("annotation:task", args=[campaign.pk, task["assignment_id"]])
+    assert 'name="version" value="new"' in first.content.decode()
+    client.post(url, {"grade": 2, "version": "new"})  # tab A
+    response = client.post(url, {"grade": 0, "version": "new"}, follow=True)  # tab B, rendered before A's
+    page = response.content.decode()
+    assert "answered in another tab or window" in page and "your answer now is 2" in page
+    assert Judgment.objects.get(annotator=annotator).grade == 2
+    # From a page showing the current answer, changing it works.
+    current = client.get(url).context["task"]
+    client.post(url, {"grade": 0, "version": current["version"]})
+    assert Judgment.objects.get(annotator=annotator).grade == 0
+
+
+def test_back_onto_a_skipped_task_says_it_was_skipped(client, annotator, campaign):
+    task = client.get(work_url(campaign)).context["task"]
+    client.post(
+        reverse("annotation:task_skip", args=[campaign.pk, task["assignment_id"]]), {"reason": "cant_load"}
+    )
+    page = client.get(reverse("annotation:task", args=[campaign.pk, task["assignment_id"]])).content.decode()
+    assert 'id="wb-skipped"' in page and "can&#x27;t load" in page.lower()

@@ -383,3 +383,18 @@ def test_lists_are_paginated_and_filtered(reviewer, campaign, bundle_data, setti
 def test_a_campaign_filter_past_the_id_range_is_a_400(annotator):
     response = annotator.get("/api/tasks/", {"campaign": 2**64})
     assert response.status_code == 400 and response.json()["field"] == "campaign"
+
+
+def test_a_stale_client_gets_409_with_the_current_answer(annotator, campaign):
+    task = annotator.post(f"/api/campaigns/{campaign.pk}/next-task/").json()
+    assert task["version"] == "new"
+    url = f"/api/tasks/{task['id']}/judgment/"
+    assert annotator.post(url, {"grade": 2, "version": "new"}, format="json").status_code == 201
+    stale = annotator.post(url, {"grade": 0, "version": "new"}, format="json")
+    assert (
+        stale.status_code == 409 and stale.json()["code"] == "stale" and "now is 2" in stale.json()["detail"]
+    )
+    current = annotator.get(f"/api/tasks/{task['id']}/").json()
+    assert current["current"]["grade"] == 2
+    assert annotator.post(url, {"grade": 0, "version": current["version"]}, format="json").status_code == 200
+    assert annotator.post(url, {"grade": 1}, format="json").status_code == 200  # no version: no check

@@ -113,6 +113,7 @@ class JudgmentView(BodyLimitMixin, APIView):
             "annotator": request.user,
             "comment": data["comment"],
             "seconds_spent": data.get("seconds_spent"),
+            "version": data.get("version"),
         }
         if relevance:
             judgment, created = judgment_submit(task=assignment.relevance_task, grade=data["grade"], **common)
