@@ -123,16 +123,21 @@ def _warnings(bundle, models, top_lists, online, experimental) -> list[str]:
 
 
 def model_name_warnings(bundle: CampaignBundle) -> list[str]:
-    """Annotator-visible text (name, guidelines, query text and description) naming a model as a whole
-    word: it would unblind the side-by-side judgments."""
+    """Annotator-visible text of a bundle (name, guidelines, query text and description) naming a model."""
     texts = [("name", bundle.name), ("guidelines", bundle.guidelines)]
     for query in bundle.queries:
         texts += [(f"queries[{query.external_id}].text", query.text)]
         texts += [(f"queries[{query.external_id}].description", query.description)]
-    warnings = []
-    for model in bundle.models:
-        word = re.compile(rf"(?<!\w){re.escape(model.name)}(?!\w)", re.IGNORECASE)
-        for place, text in texts:
-            if word.search(text):
-                warnings.append(f"{place} names the model {model.name!r}, which annotators would see")
-    return warnings
+    return model_names_in(texts, [model.name for model in bundle.models])
+
+
+def model_names_in(texts: list[tuple[str, str]], names: list[str]) -> list[str]:
+    """A warning for each (place, text) that names a model as a whole word (any case): shown to
+    annotators, it would unblind the side-by-side judgments."""
+    words = [(name, re.compile(rf"(?<!\w){re.escape(name)}(?!\w)", re.IGNORECASE)) for name in names]
+    return [
+        f"{place} names the model {name!r}, which annotators would see"
+        for place, text in texts
+        for name, word in words
+        if word.search(text)
+    ]

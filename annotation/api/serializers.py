@@ -90,19 +90,28 @@ class GradeSerializer(serializers.Serializer):
 
 
 class CampaignSerializer(serializers.ModelSerializer):
+    """What annotators may read in the list: the description (which may name the models) is not for them."""
+
     class Meta:
         model = Campaign
+        fields = ["id", "name", "created_at"]
+
+
+class CampaignReviewListSerializer(CampaignSerializer):
+    class Meta(CampaignSerializer.Meta):
         fields = ["id", "name", "description", "created_at"]
+        extra_kwargs = {"description": {"help_text": "Reviewers and managers only."}}
 
 
 class CampaignDetailSerializer(serializers.ModelSerializer):
-    """What every user may read of a campaign: no model, no setting of the launch rule."""
+    """What every user may read of a campaign: its name, guidelines and scale; no description (it may name
+    the models), no model, no setting of the launch rule."""
 
     scale = GradeSerializer(many=True)
 
     class Meta:
         model = Campaign
-        fields = ["id", "name", "description", "guidelines", "scale", "created_at"]
+        fields = ["id", "name", "guidelines", "scale", "created_at"]
 
 
 class RankingModelSerializer(serializers.ModelSerializer):
@@ -120,6 +129,7 @@ class CampaignReviewSerializer(CampaignDetailSerializer):
         model = Campaign
         fields = [
             *CampaignDetailSerializer.Meta.fields,
+            "description",
             "models",
             "overlap",
             "gsb_overlap",
@@ -137,6 +147,19 @@ class CampaignReviewSerializer(CampaignDetailSerializer):
             "min_coverage",
             "task_order",
         ]
+
+
+class CampaignChangedSerializer(CampaignReviewSerializer):
+    """A created or changed campaign, with warnings about what was written (e.g. a model name in a text
+    annotators see)."""
+
+    warnings = serializers.SerializerMethodField()
+
+    class Meta(CampaignReviewSerializer.Meta):
+        fields = [*CampaignReviewSerializer.Meta.fields, "warnings"]
+
+    def get_warnings(self, campaign) -> list[str]:
+        return self.context.get("warnings", [])
 
 
 class QuerySerializer(serializers.ModelSerializer):

@@ -3,13 +3,13 @@
 import statistics
 
 from django.contrib.auth import get_user_model
-from django.db.models import Count, F, Max, OuterRef, Q, QuerySet, Sum
+from django.db.models import Count, Exists, F, Max, OuterRef, Q, QuerySet, Sum
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
 from annotation.errors import InputError
 from annotation.errors import InputErrorCode as Code
-from annotation.models import Assignment, Campaign, Judgment, Preference, Query, RankingModel
+from annotation.models import Assignment, Campaign, Judgment, Preference, Query, Ranking, RankingModel
 from annotation.roles import can_review
 from annotation.selectors.workbench import campaigns_open, row_count
 from annotation.task_kinds import TASK_KINDS
@@ -37,6 +37,14 @@ def ranking_model_list(*, campaign: Campaign, role: str = "", name: str = "") ->
     if role:
         models = models.filter(role=role)
     return models.filter(name__icontains=name) if name else models
+
+
+def models_without_rankings(*, campaign: Campaign) -> list[str]:
+    """Names of the campaign's models with no ranking at all (an incomplete import): nothing to compare."""
+    ranked = Ranking.objects.filter(model=OuterRef("pk"))
+    return list(
+        RankingModel.objects.filter(campaign=campaign).filter(~Exists(ranked)).values_list("name", flat=True)
+    )
 
 
 def ranking_model_get(*, campaign: Campaign, name: str) -> RankingModel | None:

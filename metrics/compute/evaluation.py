@@ -4,7 +4,8 @@ Conventions (trec_eval's): documents are ranked by score descending, ties broken
 (byte order); a run query without qrels is ignored; a qrels query missing from the run is ignored unless
 `complete=True`, which scores it 0 (trec_eval `-c`); `judged_only=True` drops unjudged documents before
 ranking (trec_eval `-J`): documents without a label and those with a negative label (trec_eval reads a
-negative relevance as unjudged), while a query left with no documents still counts, scoring 0. A document listed twice for a query, in the run or in the qrels, is an error.
+negative relevance as unjudged), while a query left with no documents still counts, scoring 0. A document
+listed twice for a query, in the run or in the qrels, is an error.
 
 The join hashes (query, document) pairs to 64 bits and checks every match byte for byte; on the rare hash
 collision it hashes again with another seed, so results never depend on a hash.

@@ -15,7 +15,7 @@ from django.db.models.functions import TruncDate
 from django.utils import timezone
 
 from annotation.models import Campaign, Judgment, Preference, RankingModel
-from annotation.selectors.campaigns import campaign_progress
+from annotation.selectors.campaigns import campaign_progress, models_without_rankings
 from metrics.compute.decision import Coverage as WorkCoverage
 from metrics.compute.decision import Decision, LaunchRule, decide, work_coverage
 from metrics.compute.gsb import GSBSummary, gsb_by_segment, gsb_summary
@@ -437,6 +437,7 @@ class CampaignOverview:
     progress: dict  # annotation.selectors.campaign_progress
     per_day: list[DayCount]
     report: LaunchReport
+    models_without_rankings: list[str]
 
 
 def _labels_per_day(campaign: Campaign) -> list[DayCount]:
@@ -461,4 +462,5 @@ def campaign_overview(*, campaign: Campaign) -> CampaignOverview:
         progress=campaign_progress(campaign=campaign),
         per_day=_labels_per_day(campaign),
         report=launch_report_build(campaign=campaign),
+        models_without_rankings=models_without_rankings(campaign=campaign),
     )

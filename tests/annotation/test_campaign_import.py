@@ -1,8 +1,10 @@
+import io
 import json
 
 import pytest
 from django.core.management import CommandError, call_command
 from django.db import IntegrityError, transaction
+from django.urls import reverse
 
 from annotation.bundle import parse_bundle
 from annotation.errors import InputError, InputErrorCode
@@ -205,3 +207,18 @@ def test_bad_run_file_names_it_and_writes_nothing(db, tmp_path, bundle_data, lin
     with pytest.raises(CommandError, match=message):
         call_command("import_campaign", str(bundle), "--run", f"online={online}", "--run", f"exp={exp}")
     assert not Campaign.objects.exists() and not Document.objects.exists()
+
+
+def test_the_cli_warns_about_a_model_without_rankings_and_the_overview_shows_it(
+    bundle_data, tmp_path, client, make_user
+):
+    bundle_data["models"].append({"name": "idle", "role": "experimental"})
+    path = tmp_path / "b.json"
+    path.write_text(json.dumps(bundle_data))
+    err = io.StringIO()
+    call_command("import_campaign", str(path), stdout=io.StringIO(), stderr=err)
+    assert "warning: model 'idle' has no rankings" in err.getvalue()
+    client.force_login(make_user("rev", "reviewer"))
+    campaign = Campaign.objects.get(name=bundle_data["name"])
+    page = client.get(reverse("metrics:campaign_overview", args=[campaign.pk])).content.decode()
+    assert 'id="models-without-rankings"' in page and "idle has no rankings" in page

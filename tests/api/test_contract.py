@@ -398,3 +398,28 @@ def test_a_stale_client_gets_409_with_the_current_answer(annotator, campaign):
     assert current["current"]["grade"] == 2
     assert annotator.post(url, {"grade": 0, "version": current["version"]}, format="json").status_code == 200
     assert annotator.post(url, {"grade": 1}, format="json").status_code == 200  # no version: no check
+
+
+def test_annotators_never_read_the_description(annotator, reviewer, campaign):
+    Campaign.objects.filter(pk=campaign.pk).update(description="exp against online")
+    assert "description" not in annotator.get("/api/campaigns/").json()["results"][0]
+    assert "description" not in annotator.get(f"/api/campaigns/{campaign.pk}/").json()
+    assert reviewer.get("/api/campaigns/").json()["results"][0]["description"] == "exp against online"
+    assert reviewer.get(f"/api/campaigns/{campaign.pk}/").json()["description"] == "exp against online"
+
+
+def test_model_names_in_annotator_visible_text_are_warned_about(manager, bundle_data):
+    bundle_data["guidelines"] = "Prefer what EXP shows."
+    bundle_data["queries"][0]["text"] = "online banking"
+    response = manager.post("/api/campaigns/", bundle_data, format="json")
+    assert response.status_code == 201
+    assert response.json()["warnings"] == [
+        "cut-off 10 is deeper than pool_depth 3: documents below the pool are unjudged",
+        "guidelines names the model 'exp', which annotators would see",
+        "queries[q1].text names the model 'online', which annotators would see",
+    ]
+    url = f"/api/campaigns/{response.json()['id']}/"
+    changed = manager.patch(url, {"guidelines": "Grade the page."}, format="json").json()
+    assert changed["warnings"] == []
+    changed = manager.patch(url, {"guidelines": "Is exp-like better?"}, format="json").json()
+    assert changed["warnings"] == ["guidelines names the model 'exp', which annotators would see"]

@@ -16,8 +16,10 @@ from annotation.api.exceptions import BodyLimitMixin, PayloadTooLarge
 from annotation.api.parsers import BoundedJSONParser
 from annotation.api.permissions import IsManager, IsReviewer
 from annotation.api.serializers import (
+    CampaignChangedSerializer,
     CampaignDetailSerializer,
     CampaignProgressSerializer,
+    CampaignReviewListSerializer,
     CampaignReviewSerializer,
     CampaignSerializer,
     QuerySerializer,
@@ -28,6 +30,7 @@ from annotation.api.serializers import (
 from annotation.bundle import SETTING_DEFAULTS, load_run, parse_bundle, parse_campaign_change
 from annotation.errors import InputError, InputErrorCode
 from annotation.models import Campaign, RankingModel
+from annotation.previews import import_preview, model_names_in
 from annotation.roles import can_review
 from annotation.selectors import campaigns as campaign_selectors
 from annotation.services.campaigns import campaign_change, campaign_import, model_rankings_replace
@@ -59,8 +62,10 @@ BUNDLE_EXAMPLE = {
 
 
 class CampaignListView(BodyLimitMixin, generics.ListAPIView):
-    serializer_class = CampaignSerializer
     parser_classes = [BoundedJSONParser]
+
+    def get_serializer_class(self):
+        return CampaignReviewListSerializer if can_review(self.request.user) else CampaignSerializer
 
     def get_permissions(self):
         return [IsAuthenticated(), IsManager()] if self.request.method == "POST" else [IsAuthenticated()]
@@ -71,7 +76,11 @@ class CampaignListView(BodyLimitMixin, generics.ListAPIView):
         return campaign_selectors.campaign_list(viewer=self.request.user, **filters.validated_data)
 
     @extend_schema(
-        tags=["campaigns"], parameters=[CampaignFilter], responses={200: CampaignSerializer(many=True)}
+        tags=["campaigns"],
+        parameters=[CampaignFilter],
+        responses={200: CampaignReviewListSerializer(many=True)},
+        description="The campaigns you may see; the description (which may name the models) only for "
+        "reviewers and managers.",
     )
     def get(self, request, *args, **kwargs):
         return super().get(request, *args, **kwargs)
@@ -79,7 +88,7 @@ class CampaignListView(BodyLimitMixin, generics.ListAPIView):
     @extend_schema(
         tags=["campaigns"],
         request=OpenApiTypes.OBJECT,
-        responses={201: CampaignReviewSerializer},
+        responses={201: CampaignChangedSerializer},
         examples=[OpenApiExample("bundle", value=BUNDLE_EXAMPLE, request_only=True)],
         description="Managers: create a campaign from a bundle (the format `import_campaign` reads, see the "
         "README), all or nothing. A problem is a 400 naming the field path, e.g. `rankings[3].query`.",
@@ -87,7 +96,10 @@ class CampaignListView(BodyLimitMixin, generics.ListAPIView):
     def post(self, request):
         bundle = parse_bundle(_refuse_nul(request.data), "bundle")
         campaign = campaign_import(bundle=bundle)
-        return Response(CampaignReviewSerializer(campaign).data, status=status.HTTP_201_CREATED)
+        context = {"warnings": import_preview(bundle, {}).warnings}
+        return Response(
+            CampaignChangedSerializer(campaign, context=context).data, status=status.HTTP_201_CREATED
+        )
 
 
 def _refuse_nul(data, path: str = ""):
@@ -131,7 +143,7 @@ class CampaignDetailView(BodyLimitMixin, APIView):
     @extend_schema(
         tags=["campaigns"],
         request=OpenApiTypes.OBJECT,
-        responses={200: CampaignReviewSerializer},
+        responses={200: CampaignChangedSerializer},
         examples=[OpenApiExample("change", value=CHANGE_EXAMPLE, request_only=True)],
         description="Managers: change `description`, `guidelines` and any of the bundle's `settings`, all "
         "checked as on import. A deeper `pool_depth` pools new tasks; `gsb_depth` and `gsb_scale` are fixed "
@@ -142,7 +154,9 @@ class CampaignDetailView(BodyLimitMixin, APIView):
         current = {key: getattr(campaign, key) for key in SETTING_DEFAULTS}
         changes = parse_campaign_change(_refuse_nul(request.data), current, "request")
         campaign = campaign_change(campaign=campaign, changes=changes)
-        return Response(CampaignReviewSerializer(campaign).data)
+        names = campaign_selectors.ranking_model_list(campaign=campaign).values_list("name", flat=True)
+        context = {"warnings": model_names_in([("guidelines", campaign.guidelines)], list(names))}
+        return Response(CampaignChangedSerializer(campaign, context=context).data)
 
 
 class ModelFilter(serializers.Serializer):

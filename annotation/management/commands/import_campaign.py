@@ -3,6 +3,7 @@ from django.core.management.base import BaseCommand, CommandError
 from annotation.bundle import load_json, load_run, parse_bundle, ranking_rows
 from annotation.errors import InputError
 from annotation.management.cli import command_error, progress_bar, read_text
+from annotation.previews import import_preview
 from annotation.services.campaigns import campaign_import
 
 
@@ -28,8 +29,11 @@ class Command(BaseCommand):
                     raise CommandError(f"--run {spec!r}: write it as MODEL=PATH")
                 runs[model] = load_run(path, path)
             parsed = parse_bundle(load_json(read_text(bundle), bundle), bundle, require_rankings=not runs)
+            warnings = import_preview(parsed, runs).warnings
             with progress_bar(ranking_rows(parsed, runs), "rankings") as bar:
                 campaign = campaign_import(bundle=parsed, runs=runs, progress=bar.update)
         except InputError as exc:
             raise command_error(exc) from None
+        for warning in warnings:
+            self.stderr.write(f"warning: {warning}")
         self.stdout.write(str(campaign.pk))
