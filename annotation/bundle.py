@@ -5,6 +5,7 @@ problem located (file, line, field) before anything is written, or writes everyt
 """
 
 import json
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,6 +23,7 @@ from annotation.models import (
     default_scale,
 )
 from trec.files import RankedRun, TrecFormatError, read_run_ranked
+from trec.measures import parse_measure
 
 SETTING_DEFAULTS: dict[str, Any] = {
     "overlap": 3,
@@ -41,6 +43,7 @@ SETTING_DEFAULTS: dict[str, Any] = {
     "task_order": TaskOrder.INTERLEAVED.value,
 }
 POSITIVE_INT_SETTINGS = ("overlap", "gsb_overlap", "pool_depth", "gsb_depth")
+GRADE_MIN, GRADE_MAX = -100, 100  # stored as a smallint; a scale has a handful of grades
 
 
 @dataclass(frozen=True)
@@ -128,7 +131,29 @@ class _Reader:
             raise self.error(Code.WRONG_TYPE, path, f"must be {_kind_name(kind)}, not a boolean")
         if not isinstance(value, kind):
             raise self.error(Code.WRONG_TYPE, path, f"must be {_kind_name(kind)}, not {type(value).__name__}")
+        if isinstance(value, float) and not math.isfinite(value):
+            raise self.error(Code.INVALID_VALUE, path, "must be a finite number")
         return value
+
+    def refuse_bad_text(self, data: Any, path: str = "") -> Any:
+        """Every string (keys too) free of NUL characters and lone surrogates, which no database stores."""
+        if isinstance(data, str):
+            if "\x00" in data:
+                raise self.error(Code.INVALID_VALUE, path or "(top level)", "must not contain NUL characters")
+            try:
+                data.encode("utf-8")
+            except UnicodeEncodeError:
+                raise self.error(
+                    Code.INVALID_VALUE, path or "(top level)", "is not valid Unicode (a lone surrogate)"
+                ) from None
+        elif isinstance(data, dict):
+            for key, value in data.items():
+                self.refuse_bad_text(key, path)
+                self.refuse_bad_text(value, f"{path}.{key}" if path else str(key))
+        elif isinstance(data, list):
+            for index, value in enumerate(data):
+                self.refuse_bad_text(value, f"{path}[{index}]")
+        return data
 
     def text(self, obj: dict, key: str, path: str, *, required=True, max_length: int | None = None) -> str:
         value = self.get(obj, key, path, str, required=required, default="")
@@ -160,13 +185,26 @@ def _kind_name(kind: type | tuple) -> str:
     return " or ".join(names.get(k, k.__name__) for k in kinds)
 
 
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def json_decode(text: str) -> Any:
+    """JSON as the standard allows it: NaN and Infinity refused (Python's json accepts them)."""
+    return json.loads(text, parse_constant=_no_constant)
+
+
 def load_json(text: str, source: str) -> Any:
     try:
-        return json.loads(text)
+        return json_decode(text)
     except json.JSONDecodeError as exc:
         raise InputError(
             Code.MALFORMED, f"malformed JSON: {exc.msg}", source=source, line=exc.lineno
         ) from None
+    except ValueError as exc:
+        raise InputError(Code.MALFORMED, f"malformed JSON: {exc}", source=source) from None
+    except RecursionError:
+        raise InputError(Code.MALFORMED, "malformed JSON: nested too deeply", source=source) from None
 
 
 def parse_scale(raw: Any, reader: _Reader) -> list[dict]:
@@ -177,6 +215,10 @@ def parse_scale(raw: Any, reader: _Reader) -> list[dict]:
         path = f"scale[{i}]"
         grade = reader.obj(item, path)
         value = reader.get(grade, "value", f"{path}.value", int)
+        if not GRADE_MIN <= value <= GRADE_MAX:
+            raise reader.error(
+                Code.INVALID_VALUE, f"{path}.value", f"must be between {GRADE_MIN} and {GRADE_MAX}"
+            )
         if value in seen:
             raise reader.error(Code.DUPLICATE_ID, f"{path}.value", f"grade {value} appears twice")
         seen.add(value)
@@ -216,9 +258,17 @@ def parse_settings(raw: Any, reader: _Reader) -> dict[str, Any]:
                 Code.INVALID_VALUE, f"settings.{key}", f"must be one of {', '.join(map(str, allowed))}"
             )
     reader.get(settings, "auto_same_identical", "settings.auto_same_identical", bool)
-    reader.get(settings, "primary_measure", "settings.primary_measure", str)
+    measure = reader.get(settings, "primary_measure", "settings.primary_measure", str)
+    try:
+        settings["primary_measure"] = str(parse_measure(measure))
+    except ValueError as exc:
+        raise reader.error(Code.INVALID_VALUE, "settings.primary_measure", str(exc)) from None
     for key in ("launch_min_gsb", "launch_alpha"):
         reader.get(settings, key, f"settings.{key}", (int, float))
+    if not -1 <= settings["launch_min_gsb"] <= 1:
+        raise reader.error(
+            Code.INVALID_VALUE, "settings.launch_min_gsb", "must be between -1 and 1 (GSB's range)"
+        )
     if not 0 < settings["launch_alpha"] < 1:
         raise reader.error(Code.INVALID_VALUE, "settings.launch_alpha", "must be between 0 and 1")
     if not 1 <= reader.get(settings, "min_queries", "settings.min_queries", int) <= 100_000:
@@ -235,7 +285,7 @@ def parse_campaign_change(data: Any, current: dict[str, Any], source: str) -> di
     """A change to a campaign (`description`, `guidelines` and any of `settings`), checked whole against
     its current settings; returns the changed fields only."""
     reader = _Reader(source)
-    data = reader.obj(data, "(top level)")
+    data = reader.obj(reader.refuse_bad_text(data), "(top level)")
     unknown = sorted(set(data) - {*CAMPAIGN_TEXTS, "settings"})
     if unknown:
         message = f"cannot be changed here ({', '.join([*CAMPAIGN_TEXTS, 'settings'])} can)"
@@ -250,7 +300,7 @@ def parse_campaign_change(data: Any, current: dict[str, Any], source: str) -> di
 def parse_bundle(data: Any, source: str, *, require_rankings: bool = True) -> CampaignBundle:
     """Check a decoded bundle whole and return it as dataclasses; raise `InputError` at the first problem."""
     reader = _Reader(source)
-    data = reader.obj(data, "(top level)")
+    data = reader.obj(reader.refuse_bad_text(data), "(top level)")
     scale = parse_scale(data["scale"], reader) if data.get("scale") is not None else default_scale()
     bundle = CampaignBundle(
         name=reader.text(data, "name", "name", max_length=200),
@@ -438,10 +488,14 @@ def parse_judgment_lines(
             continue
         reader = _Reader(source, number)
         try:
-            raw = json.loads(line)
+            raw = json_decode(line)
         except json.JSONDecodeError as exc:
             raise reader.error(Code.MALFORMED, "", f"malformed JSON: {exc.msg}") from None
-        row = reader.obj(raw, "(line)")
+        except ValueError as exc:
+            raise reader.error(Code.MALFORMED, "", f"malformed JSON: {exc}") from None
+        except RecursionError:
+            raise reader.error(Code.MALFORMED, "", "malformed JSON: nested too deeply") from None
+        row = reader.obj(reader.refuse_bad_text(raw), "(line)")
         annotator = reader.text(row, "annotator", "annotator", max_length=150)
         query = reader.text(row, "query", "query")
         comment = reader.text(row, "comment", "comment", required=False)

@@ -213,9 +213,10 @@ def _document_view(document: Document) -> dict:
 
 
 def _scale_view(scale: list[dict]) -> list[dict]:
+    """Each grade with its key: its digit, else a letter while letters last, else none (still a button)."""
     letters = iter(GRADE_LETTER_KEYS)
     return [
-        {**grade, "key": str(grade["value"]) if 0 <= grade["value"] <= 9 else next(letters)}
+        {**grade, "key": str(grade["value"]) if 0 <= grade["value"] <= 9 else next(letters, "")}
         for grade in scale
     ]
 

@@ -18,8 +18,9 @@ from pathlib import Path
 
 import numpy as np
 
-from metrics.compute.ranking import Measure, RankingSettings, evaluate_ranked, parse_measure, weighted_mean
+from metrics.compute.ranking import RankingSettings, evaluate_ranked, weighted_mean
 from trec.files import Qrels, Run, TrecFormatError, ranked_order, read_qrels, read_run
+from trec.measures import Measure, parse_measure
 
 _DOCUMENT_BITS = 40
 MAX_QUERIES = 1 << (64 - _DOCUMENT_BITS)

@@ -20,7 +20,7 @@ from metrics.compute.decision import Coverage as WorkCoverage
 from metrics.compute.decision import Decision, LaunchRule, decide, work_coverage
 from metrics.compute.gsb import GSBSummary, gsb_by_segment, gsb_summary
 from metrics.compute.labels import sorted_find
-from metrics.compute.ranking import Gain, RankingSettings, evaluate_ranked, parse_measure, weighted_mean
+from metrics.compute.ranking import Gain, RankingSettings, evaluate_ranked, weighted_mean
 from metrics.compute.significance import PairedComparison, paired_comparisons
 from metrics.selectors.evaluation_data import (
     AggregationFit,
@@ -30,6 +30,7 @@ from metrics.selectors.evaluation_data import (
     campaign_evaluation_data,
 )
 from metrics.selectors.quality import CampaignQuality, campaign_quality_later
+from trec.measures import parse_measure
 
 LOSING_QUERIES = 10
 SEED = 0

@@ -5,8 +5,10 @@ from datetime import timedelta
 import pytest
 from django.urls import reverse
 
+from annotation.bundle import parse_bundle
 from annotation.models import Assignment, Document, Judgment, Preference, Query
 from annotation.services.assignment import task_next
+from annotation.services.campaigns import campaign_import
 from annotation.services.labels import judgment_submit
 
 
@@ -216,3 +218,16 @@ def test_back_onto_a_skipped_task_says_it_was_skipped(client, annotator, campaig
     )
     page = client.get(reverse("annotation:task", args=[campaign.pk, task["assignment_id"]])).content.decode()
     assert 'id="wb-skipped"' in page and "can&#x27;t load" in page.lower()
+
+
+def test_a_scale_of_26_grades_renders_and_every_grade_can_be_chosen(client, annotator, bundle_data):
+    bundle_data["name"] = "Wide scale"
+    bundle_data["scale"] = [{"value": v, "label": f"G{v}"} for v in range(-16, 10)]
+    campaign = campaign_import(bundle=parse_bundle(bundle_data, "wide.json"))
+    response = client.get(work_url(campaign))
+    assert response.status_code == 200
+    keys = [grade["key"] for grade in response.context["task"]["scale"]]
+    assert keys[-10:] == [str(v) for v in range(10)] and "" in keys  # letters ran out: no key, a button
+    task = response.context["task"]
+    client.post(reverse("annotation:task", args=[campaign.pk, task["assignment_id"]]), {"grade": -16})
+    assert Judgment.objects.get(annotator=annotator).grade == -16

@@ -68,11 +68,36 @@ def test_manager_creates_a_campaign_from_a_bundle(manager, bundle_data):
         (lambda b: b["settings"].update(overlap="3"), "settings.overlap", "wrong_type"),
         (lambda b: b["models"].append("exp2"), "models[2]", "wrong_type"),
         (lambda b: b["documents"][0].update(title="a\x00b"), "documents[0].title", "invalid_value"),
+        (lambda b: b["documents"][0].update(title="a\ud800b"), "documents[0].title", "invalid_value"),
+        (lambda b: b["settings"].update(launch_min_gsb=-5), "settings.launch_min_gsb", "invalid_value"),
+        (lambda b: b["settings"].update(launch_min_gsb=1e309), "settings.launch_min_gsb", "invalid_value"),
+        (
+            lambda b: b["settings"].update(primary_measure="banana"),
+            "settings.primary_measure",
+            "invalid_value",
+        ),
+        (lambda b: b["scale"][0].update(value=40000), "scale[0].value", "invalid_value"),
+    ],
+    ids=[
+        "unknown query",
+        "missing text",
+        "string overlap",
+        "model not object",
+        "NUL",
+        "surrogate",
+        "gsb -5",
+        "gsb 1e309",
+        "measure",
+        "smallint grade",
     ],
 )
 def test_a_bad_bundle_names_the_field_and_writes_nothing(manager, bundle_data, change, field, code):
+    bundle_data.setdefault("scale", [{"value": 0, "label": "No"}, {"value": 1, "label": "Yes"}])
     change(bundle_data)
-    response = manager.post("/api/campaigns/", bundle_data, format="json")
+    body = json.dumps(bundle_data)  # as a client sends it: 1e309 as a literal, "\ud800" as an escape
+    response = manager.post(
+        "/api/campaigns/", body.replace("Infinity", "1e309"), content_type="application/json"
+    )
     assert response.status_code == 400
     assert response.json()["field"] == field and response.json()["code"] == code
     assert not Campaign.objects.exists()
@@ -118,6 +143,8 @@ def test_manager_changes_settings_and_a_deeper_pool_adds_tasks(manager, campaign
         ({"settings": {"min_queries": 2.5}}, "settings.min_queries"),
         ({"settings": {"min_coverage": 1.2}}, "settings.min_coverage"),
         ({"settings": {"task_order": "random"}}, "settings.task_order"),
+        ({"settings": {"launch_min_gsb": 2}}, "settings.launch_min_gsb"),
+        ({"settings": {"primary_measure": "nDCG@0"}}, "settings.primary_measure"),
         ({"name": "renamed"}, "name"),
         ({"guidelines": 3}, "guidelines"),
         ([1, 2], "(top level)"),
@@ -128,6 +155,18 @@ def test_bad_setting_changes_are_400_naming_the_field(manager, campaign, body, f
     response = manager.patch(f"/api/campaigns/{campaign.pk}/", body, format="json")
     assert response.status_code == 400 and response.json()["field"] == field
     assert manager.get(f"/api/campaigns/{campaign.pk}/").json() == before
+
+
+def test_a_lone_surrogate_or_1e309_in_a_change_is_a_400_and_nothing_changes(manager, campaign):
+    before = manager.get(f"/api/campaigns/{campaign.pk}/").json()
+    url = f"/api/campaigns/{campaign.pk}/"
+    for body, field in (
+        ('{"guidelines": "a\\ud800"}', "guidelines"),
+        ('{"settings": {"launch_min_gsb": 1e309}}', "settings.launch_min_gsb"),
+    ):
+        response = manager.patch(url, body, content_type="application/json")
+        assert response.status_code == 400 and response.json()["field"] == field
+    assert manager.get(url).json() == before
 
 
 def test_manager_sets_the_task_order(manager, campaign):

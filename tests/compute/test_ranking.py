@@ -11,12 +11,11 @@ from metrics.compute.ranking import (
     Discount,
     Gain,
     Ideal,
-    Measure,
     Negative,
     RankingSettings,
     evaluate_ranked,
-    parse_measure,
 )
+from trec.measures import Measure, parse_measure
 
 NAN = math.nan
 LINEAR = RankingSettings(gain=Gain.LINEAR)

@@ -94,28 +94,12 @@ class CampaignListView(BodyLimitMixin, generics.ListAPIView):
         "README), all or nothing. A problem is a 400 naming the field path, e.g. `rankings[3].query`.",
     )
     def post(self, request):
-        bundle = parse_bundle(_refuse_nul(request.data), "bundle")
+        bundle = parse_bundle(request.data, "bundle")
         campaign = campaign_import(bundle=bundle)
         context = {"warnings": import_preview(bundle, {}).warnings}
         return Response(
             CampaignChangedSerializer(campaign, context=context).data, status=status.HTTP_201_CREATED
         )
-
-
-def _refuse_nul(data, path: str = ""):
-    """NUL characters are refused in every string of a bundle (PostgreSQL cannot store them)."""
-    if isinstance(data, str) and "\x00" in data:
-        raise InputError(
-            InputErrorCode.INVALID_VALUE, "must not contain NUL characters", field=path or "(top level)"
-        )
-    if isinstance(data, dict):
-        for key, value in data.items():
-            _refuse_nul(key, path)
-            _refuse_nul(value, f"{path}.{key}" if path else str(key))
-    elif isinstance(data, list):
-        for index, value in enumerate(data):
-            _refuse_nul(value, f"{path}[{index}]")
-    return data
 
 
 CHANGE_EXAMPLE = {
@@ -152,7 +136,7 @@ class CampaignDetailView(BodyLimitMixin, APIView):
     def patch(self, request, campaign_id: int):
         campaign = campaign_or_404(campaign_id)
         current = {key: getattr(campaign, key) for key in SETTING_DEFAULTS}
-        changes = parse_campaign_change(_refuse_nul(request.data), current, "request")
+        changes = parse_campaign_change(request.data, current, "request")
         campaign = campaign_change(campaign=campaign, changes=changes)
         names = campaign_selectors.ranking_model_list(campaign=campaign).values_list("name", flat=True)
         context = {"warnings": model_names_in([("guidelines", campaign.guidelines)], list(names))}

@@ -5,8 +5,9 @@ import numpy as np
 from django.core.management.base import BaseCommand, CommandError
 
 from metrics.compute.evaluation import RunEvaluation, evaluate_run, read_files
-from metrics.compute.ranking import DEFAULT_MEASURES, RankingSettings, parse_measure
+from metrics.compute.ranking import DEFAULT_MEASURES, RankingSettings
 from trec.files import TrecFormatError
+from trec.measures import parse_measure
 
 
 class Command(BaseCommand):
