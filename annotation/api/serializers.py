@@ -18,6 +18,17 @@ class StrictIntegerField(serializers.IntegerField):
         return super().to_internal_value(data)
 
 
+class StrictFloatField(serializers.FloatField):
+    """A JSON number: "5" and true are wrong types, not 5."""
+
+    default_error_messages = {"invalid": "must be a number."}
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool) or not isinstance(data, int | float):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
 class StrictCharField(serializers.CharField):
     """A JSON string: 5 is a wrong type, not "5"."""
 
@@ -61,7 +72,7 @@ class LabelRequestSerializer(serializers.Serializer):
         help_text="5-point campaigns, verdict left or right: 1 slightly, 2 much better.",
     )
     comment = StrictCharField(required=False, allow_blank=True, max_length=5000, default="")
-    seconds_spent = serializers.FloatField(required=False, allow_null=True, min_value=0, max_value=86400)
+    seconds_spent = StrictFloatField(required=False, allow_null=True, min_value=0, max_value=86400)
     version = StrictCharField(
         required=False,
         max_length=64,

@@ -3,7 +3,7 @@
 from collections import defaultdict
 
 import numpy as np
-from django.db import connection, transaction
+from django.db import IntegrityError, connection, transaction
 
 from annotation.bundle import CampaignBundle
 from annotation.errors import InputError
@@ -64,13 +64,19 @@ def campaign_import(
             )
         rankings[name] = run
 
-    campaign = Campaign.objects.create(
-        name=bundle.name,
-        description=bundle.description,
-        guidelines=bundle.guidelines,
-        scale=bundle.scale,
-        **bundle.settings,
-    )
+    try:
+        with transaction.atomic():  # a savepoint: another import of the same name may commit first
+            campaign = Campaign.objects.create(
+                name=bundle.name,
+                description=bundle.description,
+                guidelines=bundle.guidelines,
+                scale=bundle.scale,
+                **bundle.settings,
+            )
+    except IntegrityError:
+        raise InputError(
+            Code.ALREADY_EXISTS, f"a campaign named {bundle.name!r} already exists", field="name"
+        ) from None
     models = RankingModel.objects.bulk_create(
         RankingModel(campaign=campaign, name=model.name, role=model.role) for model in bundle.models
     )

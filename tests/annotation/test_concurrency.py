@@ -1,13 +1,15 @@
 """Many annotators at once on PostgreSQL: each task gets exactly its overlap, no one twice, no lease leaks."""
 
 import threading
+import time
 from collections import Counter
 
 import pytest
 from django.contrib.auth.models import Group
-from django.db import connection, connections
+from django.db import connection, connections, transaction
 
 from annotation.bundle import parse_bundle
+from annotation.errors import InputError, InputErrorCode
 from annotation.models import Assignment, Judgment, Preference
 from annotation.services.assignment import task_next
 from annotation.services.campaigns import campaign_import
@@ -89,3 +91,26 @@ def test_first_logins_at_once_share_one_token(transactional_db, make_user):
     for thread in threads:
         thread.join(timeout=60)
     assert errors == [] and len(keys) == 8 and len(set(keys)) == 1
+
+
+def test_two_imports_of_one_name_at_once_refuse_the_second_cleanly(transactional_db, bundle_data):
+    """B's name check runs while A's campaign is written but not committed, so both pass it; B's insert
+    then waits on the unique index and fails when A commits: a clean "already exists", not a 500."""
+    outcome: list = []
+
+    def second_import():
+        try:
+            campaign_import(bundle=parse_bundle(dict(bundle_data), "b.json"))
+            outcome.append("created")
+        except InputError as error:
+            outcome.append(error.code)
+        finally:
+            connections.close_all()
+
+    with transaction.atomic():
+        campaign_import(bundle=parse_bundle(dict(bundle_data), "a.json"))
+        thread = threading.Thread(target=second_import)
+        thread.start()
+        time.sleep(0.5)  # B is now blocked on A's uncommitted row
+    thread.join()
+    assert outcome == [InputErrorCode.ALREADY_EXISTS]

@@ -99,6 +99,18 @@ def test_grade_of_an_unpooled_document_creates_its_task(campaign, tmp_path):
             {"annotator": "alice", "query": "q1", "document": "d1", "grade": 1},
             r"bad\.jsonl:2: annotator: 'alice' already graded q1/d1",
         ),
+        (
+            {"annotator": "<b>eve</b> x", "query": "q1", "document": "d1", "grade": 1},
+            r"bad\.jsonl:2: annotator: may hold only letters, digits and @ \. \+ - _",
+        ),
+        (
+            {"annotator": "a", "query": "q1", "document": "d1", "grade": 1, "seconds_spent": float("inf")},
+            r"bad\.jsonl:2: malformed JSON: Infinity is not a number JSON allows",
+        ),
+        (
+            {"annotator": "a", "query": "q1", "document": "d1", "grade": 1, "seconds_spent": float("nan")},
+            r"bad\.jsonl:2: malformed JSON: NaN is not a number JSON allows",
+        ),
     ],
 )
 def test_bad_label_files_name_line_and_field_and_write_nothing(campaign, tmp_path, row, message):

@@ -462,3 +462,18 @@ def test_model_names_in_annotator_visible_text_are_warned_about(manager, bundle_
     assert changed["warnings"] == []
     changed = manager.patch(url, {"guidelines": "Is exp-like better?"}, format="json").json()
     assert changed["warnings"] == ["guidelines names the model 'exp', which annotators would see"]
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"grade": 1, "seconds_spent": "5"}, "seconds_spent"),
+        ({"grade": 1, "seconds_spent": True}, "seconds_spent"),
+        ({"grade": 1, "strength": 2}, "strength"),
+    ],
+)
+def test_label_fields_are_strict(annotator, campaign, body, field):
+    task = annotator.post(f"/api/campaigns/{campaign.pk}/next-task/").json()
+    response = annotator.post(f"/api/tasks/{task['id']}/judgment/", body, format="json")
+    assert response.status_code == 400 and response.json()["field"] == field
+    assert not Judgment.objects.exists()

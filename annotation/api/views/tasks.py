@@ -104,11 +104,12 @@ class JudgmentView(BodyLimitMixin, APIView):
         data = label.validated_data
         assignment = _own_assignment(request, task_id)
         relevance = assignment.relevance_task_id is not None
-        needed, refused = ("grade", "verdict") if relevance else ("verdict", "grade")
+        needed, *refused = ("grade", "verdict", "strength") if relevance else ("verdict", "grade")
         if needed not in data:
             raise ValidationError({needed: "is required for this kind of task."})
-        if refused in data:
-            raise ValidationError({refused: "is not for this kind of task."})
+        for field in refused:
+            if field in data:
+                raise ValidationError({field: "is not for this kind of task."})
         common = {
             "annotator": request.user,
             "comment": data["comment"],

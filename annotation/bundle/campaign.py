@@ -1,14 +1,10 @@
-"""Parsing of campaign bundles, TREC runs and judgment files into plain data.
+"""Campaign bundles (JSON), their settings and TREC runs, checked whole into plain data."""
 
-Nothing here touches the database: a file is read and checked whole, so that an import either has every
-problem located (file, line, field) before anything is written, or writes everything.
-"""
-
-import json
-import math
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from annotation.bundle.reading import Reader
 from annotation.errors import InputError
 from annotation.errors import InputErrorCode as Code
 from annotation.models import (
@@ -43,6 +39,8 @@ SETTING_DEFAULTS: dict[str, Any] = {
     "task_order": TaskOrder.INTERLEAVED.value,
 }
 POSITIVE_INT_SETTINGS = ("overlap", "gsb_overlap", "pool_depth", "gsb_depth")
+# A model name is part of page addresses and download file names: no `/`, `.`/`..`, quotes or line breaks.
+MODEL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+:@-]*\Z")
 GRADE_MIN, GRADE_MAX = -100, 100  # stored as a smallint; a scale has a handful of grades
 
 
@@ -86,128 +84,7 @@ class CampaignBundle:
     gold_verdicts: dict[tuple[str, str], str] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
-class JudgmentRow:
-    line: int
-    annotator: str
-    query: str
-    document: str
-    grade: int
-    comment: str = ""
-    seconds_spent: float | None = None
-
-
-@dataclass(frozen=True)
-class PreferenceRow:
-    line: int
-    annotator: str
-    query: str
-    model: str
-    verdict: str
-    strength: int | None = None
-    experimental_on_left: bool | None = None
-    comment: str = ""
-    seconds_spent: float | None = None
-
-
-class _Reader:
-    """Typed field access that names the file and the field path of every problem."""
-
-    def __init__(self, source: str, line: int | None = None):
-        self.source = source
-        self.line = line
-
-    def error(self, code: Code, path: str, message: str) -> InputError:
-        return InputError(code, message, source=self.source, line=self.line, field=path)
-
-    def get(self, obj: dict, key: str, path: str, kind: type | tuple, *, required=True, default=None):
-        if key not in obj or obj[key] is None:
-            if required:
-                raise self.error(Code.MISSING_FIELD, path, "is required")
-            return default
-        value = obj[key]
-        # bool is an int in Python; a grade of `true` is a type error, not 1.
-        if isinstance(value, bool) and bool not in (kind if isinstance(kind, tuple) else (kind,)):
-            raise self.error(Code.WRONG_TYPE, path, f"must be {_kind_name(kind)}, not a boolean")
-        if not isinstance(value, kind):
-            raise self.error(Code.WRONG_TYPE, path, f"must be {_kind_name(kind)}, not {type(value).__name__}")
-        if isinstance(value, float) and not math.isfinite(value):
-            raise self.error(Code.INVALID_VALUE, path, "must be a finite number")
-        return value
-
-    def refuse_bad_text(self, data: Any, path: str = "") -> Any:
-        """Every string (keys too) free of NUL characters and lone surrogates, which no database stores."""
-        if isinstance(data, str):
-            if "\x00" in data:
-                raise self.error(Code.INVALID_VALUE, path or "(top level)", "must not contain NUL characters")
-            try:
-                data.encode("utf-8")
-            except UnicodeEncodeError:
-                raise self.error(
-                    Code.INVALID_VALUE, path or "(top level)", "is not valid Unicode (a lone surrogate)"
-                ) from None
-        elif isinstance(data, dict):
-            for key, value in data.items():
-                self.refuse_bad_text(key, path)
-                self.refuse_bad_text(value, f"{path}.{key}" if path else str(key))
-        elif isinstance(data, list):
-            for index, value in enumerate(data):
-                self.refuse_bad_text(value, f"{path}[{index}]")
-        return data
-
-    def text(self, obj: dict, key: str, path: str, *, required=True, max_length: int | None = None) -> str:
-        value = self.get(obj, key, path, str, required=required, default="")
-        if required and not value.strip():
-            raise self.error(Code.INVALID_VALUE, path, "must not be empty")
-        if max_length is not None and len(value) > max_length:
-            raise self.error(Code.INVALID_VALUE, path, f"is longer than {max_length} characters")
-        return value
-
-    def items(self, obj: dict, key: str, *, required=True) -> list:
-        return self.get(obj, key, key, list, required=required, default=[])
-
-    def obj(self, value: Any, path: str) -> dict:
-        if not isinstance(value, dict):
-            raise self.error(Code.WRONG_TYPE, path, f"must be an object, not {type(value).__name__}")
-        return value
-
-
-def _kind_name(kind: type | tuple) -> str:
-    names = {
-        str: "a string",
-        int: "an integer",
-        float: "a number",
-        list: "a list",
-        dict: "an object",
-        bool: "a boolean",
-    }
-    kinds = kind if isinstance(kind, tuple) else (kind,)
-    return " or ".join(names.get(k, k.__name__) for k in kinds)
-
-
-def _no_constant(name: str):
-    raise ValueError(f"{name} is not a number JSON allows")
-
-
-def json_decode(text: str) -> Any:
-    """JSON as the standard allows it: NaN and Infinity refused (Python's json accepts them)."""
-    return json.loads(text, parse_constant=_no_constant)
-
-
-def load_json(text: str, source: str) -> Any:
-    try:
-        return json_decode(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            Code.MALFORMED, f"malformed JSON: {exc.msg}", source=source, line=exc.lineno
-        ) from None
-    except ValueError as exc:
-        raise InputError(Code.MALFORMED, f"malformed JSON: {exc}", source=source) from None
-    except RecursionError:
-        raise InputError(Code.MALFORMED, "malformed JSON: nested too deeply", source=source) from None
-
-
-def parse_scale(raw: Any, reader: _Reader) -> list[dict]:
+def parse_scale(raw: Any, reader: Reader) -> list[dict]:
     if not isinstance(raw, list) or len(raw) < 2:
         raise reader.error(Code.INVALID_VALUE, "scale", "must be a list of at least two grades")
     scale, seen = [], set()
@@ -228,7 +105,7 @@ def parse_scale(raw: Any, reader: _Reader) -> list[dict]:
     return sorted(scale, key=lambda grade: grade["value"])
 
 
-def parse_settings(raw: Any, reader: _Reader) -> dict[str, Any]:
+def parse_settings(raw: Any, reader: Reader) -> dict[str, Any]:
     raw = reader.obj(raw, "settings")
     unknown = sorted(set(raw) - set(SETTING_DEFAULTS))
     if unknown:
@@ -284,7 +161,7 @@ CAMPAIGN_TEXTS = ("description", "guidelines")
 def parse_campaign_change(data: Any, current: dict[str, Any], source: str) -> dict[str, Any]:
     """A change to a campaign (`description`, `guidelines` and any of `settings`), checked whole against
     its current settings; returns the changed fields only."""
-    reader = _Reader(source)
+    reader = Reader(source)
     data = reader.obj(reader.refuse_bad_text(data), "(top level)")
     unknown = sorted(set(data) - {*CAMPAIGN_TEXTS, "settings"})
     if unknown:
@@ -299,7 +176,7 @@ def parse_campaign_change(data: Any, current: dict[str, Any], source: str) -> di
 
 def parse_bundle(data: Any, source: str, *, require_rankings: bool = True) -> CampaignBundle:
     """Check a decoded bundle whole and return it as dataclasses; raise `InputError` at the first problem."""
-    reader = _Reader(source)
+    reader = Reader(source)
     data = reader.obj(reader.refuse_bad_text(data), "(top level)")
     scale = parse_scale(data["scale"], reader) if data.get("scale") is not None else default_scale()
     bundle = CampaignBundle(
@@ -318,18 +195,24 @@ def parse_bundle(data: Any, source: str, *, require_rankings: bool = True) -> Ca
     return bundle
 
 
-def _unique(reader: _Reader, seen: set, value: str, path: str, what: str) -> None:
+def _unique(reader: Reader, seen: set, value: str, path: str, what: str) -> None:
     if value in seen:
         raise reader.error(Code.DUPLICATE_ID, path, f"duplicate {what} {value!r}")
     seen.add(value)
 
 
-def _parse_models(items: list, reader: _Reader) -> list[ModelRow]:
+def _parse_models(items: list, reader: Reader) -> list[ModelRow]:
     models, seen = [], set()
     for i, item in enumerate(items):
         path = f"models[{i}]"
         row = reader.obj(item, path)
         name = reader.text(row, "name", f"{path}.name", max_length=100)
+        if not MODEL_NAME.match(name):
+            raise reader.error(
+                Code.INVALID_VALUE,
+                f"{path}.name",
+                "must start with a letter or digit and hold only letters, digits and . _ - + : @",
+            )
         _unique(reader, seen, name, f"{path}.name", "model")
         role = reader.text(row, "role", f"{path}.role")
         if role not in RankingModel.Role.values:
@@ -343,7 +226,7 @@ def _parse_models(items: list, reader: _Reader) -> list[ModelRow]:
     return models
 
 
-def _parse_queries(items: list, reader: _Reader) -> list[QueryRow]:
+def _parse_queries(items: list, reader: Reader) -> list[QueryRow]:
     queries, seen = [], set()
     for i, item in enumerate(items):
         path = f"queries[{i}]"
@@ -367,7 +250,7 @@ def _parse_queries(items: list, reader: _Reader) -> list[QueryRow]:
     return queries
 
 
-def _parse_documents(items: list, reader: _Reader) -> list[DocumentRow]:
+def _parse_documents(items: list, reader: Reader) -> list[DocumentRow]:
     documents, seen = [], set()
     for i, item in enumerate(items):
         path = f"documents[{i}]"
@@ -385,7 +268,7 @@ def _parse_documents(items: list, reader: _Reader) -> list[DocumentRow]:
     return documents
 
 
-def _parse_rankings(items: list, bundle: CampaignBundle, reader: _Reader) -> dict[str, dict[str, list[str]]]:
+def _parse_rankings(items: list, bundle: CampaignBundle, reader: Reader) -> dict[str, dict[str, list[str]]]:
     model_names = {model.name for model in bundle.models}
     query_ids = {query.external_id for query in bundle.queries}
     document_ids = {document.external_id for document in bundle.documents}
@@ -416,7 +299,7 @@ def _parse_rankings(items: list, bundle: CampaignBundle, reader: _Reader) -> dic
     return rankings
 
 
-def _parse_gold(items: list, bundle: CampaignBundle, reader: _Reader) -> None:
+def _parse_gold(items: list, bundle: CampaignBundle, reader: Reader) -> None:
     """Gold items: `{"query", "document", "grade"}` or `{"query", "model", "verdict"}`."""
     query_ids = {query.external_id for query in bundle.queries}
     experimental = {model.name for model in bundle.models if model.role == RankingModel.Role.EXPERIMENTAL}
@@ -475,67 +358,3 @@ def load_run(path: str, source: str) -> RankedRun:
         message = f"document id {too_long[:40]!r}... is longer than {longest} characters"
         raise InputError(Code.INVALID_VALUE, message, source=source, field="run")
     return run
-
-
-def parse_judgment_lines(
-    lines, source: str, *, scale_values: set[int]
-) -> tuple[list[JudgmentRow], list[PreferenceRow]]:
-    """Read JSONL labels: a grade has `document` and `grade`, a side-by-side verdict `model` and `verdict`."""
-    judgments: list[JudgmentRow] = []
-    preferences: list[PreferenceRow] = []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        reader = _Reader(source, number)
-        try:
-            raw = json_decode(line)
-        except json.JSONDecodeError as exc:
-            raise reader.error(Code.MALFORMED, "", f"malformed JSON: {exc.msg}") from None
-        except ValueError as exc:
-            raise reader.error(Code.MALFORMED, "", f"malformed JSON: {exc}") from None
-        except RecursionError:
-            raise reader.error(Code.MALFORMED, "", "malformed JSON: nested too deeply") from None
-        row = reader.obj(reader.refuse_bad_text(raw), "(line)")
-        annotator = reader.text(row, "annotator", "annotator", max_length=150)
-        query = reader.text(row, "query", "query")
-        comment = reader.text(row, "comment", "comment", required=False)
-        seconds = reader.get(row, "seconds_spent", "seconds_spent", (int, float), required=False)
-        if seconds is not None and seconds < 0:
-            raise reader.error(Code.INVALID_VALUE, "seconds_spent", "must not be negative")
-        if "grade" in row or "document" in row:
-            grade = reader.get(row, "grade", "grade", int)
-            if grade not in scale_values:
-                allowed = ", ".join(map(str, sorted(scale_values)))
-                raise reader.error(
-                    Code.GRADE_NOT_ON_SCALE, "grade", f"{grade} is not on the scale ({allowed})"
-                )
-            document = reader.text(row, "document", "document")
-            judgments.append(JudgmentRow(number, annotator, query, document, grade, comment, seconds))
-        elif "verdict" in row or "model" in row:
-            verdict = reader.text(row, "verdict", "verdict")
-            if verdict not in Verdict.values:
-                raise reader.error(Code.INVALID_VALUE, "verdict", "must be 'good', 'same' or 'bad'")
-            strength = reader.get(row, "strength", "strength", int, required=False)
-            if strength is not None and (strength not in (1, 2) or verdict == Verdict.SAME):
-                raise reader.error(Code.INVALID_VALUE, "strength", "must be 1 or 2, and only for good or bad")
-            side = reader.get(row, "experimental_side", "experimental_side", str, required=False)
-            if side not in (None, "left", "right"):
-                raise reader.error(Code.INVALID_VALUE, "experimental_side", "must be 'left' or 'right'")
-            preferences.append(
-                PreferenceRow(
-                    number,
-                    annotator,
-                    query,
-                    reader.text(row, "model", "model"),
-                    verdict,
-                    strength,
-                    None if side is None else side == "left",
-                    comment,
-                    seconds,
-                )
-            )
-        else:
-            raise reader.error(
-                Code.MISSING_FIELD, "grade", "a line needs `document` and `grade`, or `model` and `verdict`"
-            )
-    return judgments, preferences

@@ -1,0 +1,35 @@
+"""Parsing of campaign bundles, TREC runs and judgment files into plain data.
+
+Nothing here touches the database: a file is read and checked whole, so that an import either has every
+problem located (file, line, field) before anything is written, or writes everything.
+"""
+
+from annotation.bundle.campaign import (
+    SETTING_DEFAULTS,
+    CampaignBundle,
+    DocumentRow,
+    ModelRow,
+    QueryRow,
+    load_run,
+    parse_bundle,
+    parse_campaign_change,
+    ranking_rows,
+)
+from annotation.bundle.judgments import JudgmentRow, PreferenceRow, parse_judgment_lines
+from annotation.bundle.reading import load_json
+
+__all__ = [
+    "SETTING_DEFAULTS",
+    "CampaignBundle",
+    "DocumentRow",
+    "JudgmentRow",
+    "ModelRow",
+    "PreferenceRow",
+    "QueryRow",
+    "load_json",
+    "load_run",
+    "parse_bundle",
+    "parse_campaign_change",
+    "parse_judgment_lines",
+    "ranking_rows",
+]

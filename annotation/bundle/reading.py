@@ -1,0 +1,105 @@
+"""Reading decoded input field by field: every problem names its file, line and field path."""
+
+import json
+import math
+from typing import Any
+
+from annotation.errors import InputError
+from annotation.errors import InputErrorCode as Code
+
+
+class Reader:
+    """Typed field access that names the file and the field path of every problem."""
+
+    def __init__(self, source: str, line: int | None = None):
+        self.source = source
+        self.line = line
+
+    def error(self, code: Code, path: str, message: str) -> InputError:
+        return InputError(code, message, source=self.source, line=self.line, field=path)
+
+    def get(self, obj: dict, key: str, path: str, kind: type | tuple, *, required=True, default=None):
+        if key not in obj or obj[key] is None:
+            if required:
+                raise self.error(Code.MISSING_FIELD, path, "is required")
+            return default
+        value = obj[key]
+        # bool is an int in Python; a grade of `true` is a type error, not 1.
+        if isinstance(value, bool) and bool not in (kind if isinstance(kind, tuple) else (kind,)):
+            raise self.error(Code.WRONG_TYPE, path, f"must be {_kind_name(kind)}, not a boolean")
+        if not isinstance(value, kind):
+            raise self.error(Code.WRONG_TYPE, path, f"must be {_kind_name(kind)}, not {type(value).__name__}")
+        if isinstance(value, float) and not math.isfinite(value):
+            raise self.error(Code.INVALID_VALUE, path, "must be a finite number")
+        return value
+
+    def refuse_bad_text(self, data: Any, path: str = "") -> Any:
+        """Every string (keys too) free of NUL characters and lone surrogates, which no database stores."""
+        if isinstance(data, str):
+            if "\x00" in data:
+                raise self.error(Code.INVALID_VALUE, path or "(top level)", "must not contain NUL characters")
+            try:
+                data.encode("utf-8")
+            except UnicodeEncodeError:
+                raise self.error(
+                    Code.INVALID_VALUE, path or "(top level)", "is not valid Unicode (a lone surrogate)"
+                ) from None
+        elif isinstance(data, dict):
+            for key, value in data.items():
+                self.refuse_bad_text(key, path)
+                self.refuse_bad_text(value, f"{path}.{key}" if path else str(key))
+        elif isinstance(data, list):
+            for index, value in enumerate(data):
+                self.refuse_bad_text(value, f"{path}[{index}]")
+        return data
+
+    def text(self, obj: dict, key: str, path: str, *, required=True, max_length: int | None = None) -> str:
+        value = self.get(obj, key, path, str, required=required, default="")
+        if required and not value.strip():
+            raise self.error(Code.INVALID_VALUE, path, "must not be empty")
+        if max_length is not None and len(value) > max_length:
+            raise self.error(Code.INVALID_VALUE, path, f"is longer than {max_length} characters")
+        return value
+
+    def items(self, obj: dict, key: str, *, required=True) -> list:
+        return self.get(obj, key, key, list, required=required, default=[])
+
+    def obj(self, value: Any, path: str) -> dict:
+        if not isinstance(value, dict):
+            raise self.error(Code.WRONG_TYPE, path, f"must be an object, not {type(value).__name__}")
+        return value
+
+
+def _kind_name(kind: type | tuple) -> str:
+    names = {
+        str: "a string",
+        int: "an integer",
+        float: "a number",
+        list: "a list",
+        dict: "an object",
+        bool: "a boolean",
+    }
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    return " or ".join(names.get(k, k.__name__) for k in kinds)
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def json_decode(text: str) -> Any:
+    """JSON as the standard allows it: NaN and Infinity refused (Python's json accepts them)."""
+    return json.loads(text, parse_constant=_no_constant)
+
+
+def load_json(text: str, source: str) -> Any:
+    try:
+        return json_decode(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            Code.MALFORMED, f"malformed JSON: {exc.msg}", source=source, line=exc.lineno
+        ) from None
+    except ValueError as exc:
+        raise InputError(Code.MALFORMED, f"malformed JSON: {exc}", source=source) from None
+    except RecursionError:
+        raise InputError(Code.MALFORMED, "malformed JSON: nested too deeply", source=source) from None
