@@ -2,6 +2,7 @@
 
 import gzip
 import sys
+import zlib
 from pathlib import Path
 
 from django.core.management.base import CommandError
@@ -15,7 +16,10 @@ def read_text(path: str) -> str:
     except OSError as exc:
         raise CommandError(f"{path}: cannot read: {exc.strerror}") from None
     if raw[:2] == b"\x1f\x8b":
-        raw = gzip.decompress(raw)
+        try:
+            raw = gzip.decompress(raw)
+        except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
+            raise CommandError(f"{path}: not a valid gzip file: {exc or 'truncated'}") from None
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -144,3 +144,20 @@ def test_command_line_exits_non_zero_without_traceback(files, tmp_path):
     )
     assert result.returncode != 0
     assert "cannot read" in result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("threshold", ["nan", "inf", "-inf"])
+def test_a_non_finite_relevance_threshold_is_refused(files, threshold):
+    with pytest.raises(CommandError, match=f"--rel-threshold must be a finite number, got {threshold}"):
+        evaluate(files["qrels"], files["run"], f"--rel-threshold={threshold}")
+
+
+def test_empty_inputs_say_what_is_empty(files):
+    empty = files["write"]("empty.txt", [])
+    with pytest.raises(CommandError, match=r"empty\.txt: no judgments \(the qrels are empty\)"):
+        evaluate(empty, files["run"])
+    with pytest.raises(CommandError, match=r"empty\.txt: no ranked documents \(the run is empty\)"):
+        evaluate(files["qrels"], empty)
+    elsewhere = files["write"]("elsewhere.txt", ["9 Q0 a 1 6 t"])
+    with pytest.raises(CommandError, match=r"elsewhere\.txt: no query of this run has judgments in"):
+        evaluate(files["qrels"], elsewhere)

@@ -37,9 +37,12 @@ class Command(BaseCommand):
             measures = [str(parse_measure(name)) for name in options["measures"] or DEFAULT_MEASURES]
         except ValueError as exc:
             raise CommandError(str(exc)) from None
-        settings = RankingSettings.checked(
-            gain=options["gain"], discount=options["discount"], rel_threshold=options["rel_threshold"]
-        )
+        try:
+            settings = RankingSettings.checked(
+                gain=options["gain"], discount=options["discount"], rel_threshold=options["rel_threshold"]
+            )
+        except ValueError as exc:
+            raise CommandError(str(exc).replace("rel_threshold", "--rel-threshold")) from None
         runs = list(dict.fromkeys(options["runs"]))
         baseline = options["baseline"]
         if baseline and baseline not in runs:
@@ -47,9 +50,13 @@ class Command(BaseCommand):
         try:
             files = read_files(options["qrels"], runs)
             qrels = next(files)
+            if not len(qrels.query_ids):
+                raise CommandError(f"{options['qrels']}: no judgments (the qrels are empty)")
             evaluations = {}
             for path in runs:
                 run = next(files)
+                if not run.query.size:
+                    raise CommandError(f"{path}: no ranked documents (the run is empty)")
                 evaluations[path] = evaluate_run(
                     qrels,
                     run,
@@ -60,6 +67,8 @@ class Command(BaseCommand):
                 )
                 # Dropped before the next run is read: one run in memory at a time.
                 del run
+                if not len(evaluations[path].query_ids):
+                    raise CommandError(f"{path}: no query of this run has judgments in {options['qrels']}")
         except TrecFormatError as exc:
             raise CommandError(str(exc)) from None
         comparisons = (
