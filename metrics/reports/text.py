@@ -26,13 +26,25 @@ CSV_SETTINGS = (
 )
 
 
+# A text cell starting with one of these is a formula to a spreadsheet (`=HYPERLINK(...)` as a model name).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _csv_text(value: str) -> str:
+    """Text a spreadsheet shows as text: a leading formula character is escaped with `'` (OWASP's advice)."""
+    return f"'{value}" if value.startswith(FORMULA_STARTS) else value
+
+
 def _csv_cell(value) -> str:
-    """A value as a spreadsheet reads it: empty when undefined (None, NaN), true/false, full precision."""
+    """A value as a spreadsheet reads it: empty when undefined (None, NaN), true/false, full precision;
+    numbers as numbers (a negative one keeps its sign), text with formulas escaped."""
     if value is None or (isinstance(value, float) and not math.isfinite(value)):
         return ""
     if isinstance(value, bool):
         return "true" if value else "false"
-    return repr(value) if isinstance(value, float) else str(value)
+    if isinstance(value, int | float):
+        return repr(value) if isinstance(value, float) else str(value)
+    return _csv_text(str(value))
 
 
 def _csv_metadata(data: dict) -> list[tuple[str, object]]:
@@ -61,7 +73,8 @@ def report_csv(report: LaunchReport) -> str:
     ]
     for scores, values in columns:
         for row, query in enumerate(report.query_ids.tolist()):
-            writer.writerow([scores.name, scores.role, query, *(_csv_cell(column[row]) for column in values)])
+            cells = (_csv_cell(column[row]) for column in values)
+            writer.writerow([_csv_text(scores.name), scores.role, _csv_text(query), *cells])
     return out.getvalue()
 
 

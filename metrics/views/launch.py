@@ -1,5 +1,6 @@
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, render
+from django.utils.http import content_disposition_header
 
 from annotation.models import Campaign, Query
 from annotation.roles import can_review, role_required
@@ -50,7 +51,7 @@ def report_download(request, campaign_id: int, model: str, format: str):
     response = HttpResponse(
         report_render(report, format), content_type=f"{CONTENT_TYPES[format]}; charset=utf-8"
     )
-    response["Content-Disposition"] = f'attachment; filename="{report_filename(report, format)}"'
+    response["Content-Disposition"] = content_disposition_header(True, report_filename(report, format))
     return response
 
 

@@ -1,3 +1,4 @@
+import gzip
 import io
 import json
 
@@ -111,6 +112,32 @@ def test_bad_bundles_name_the_field(bundle_data, mutate, code, field):
     assert str(caught.value).startswith(f"bad.json: {field}: ")
 
 
+@pytest.mark.parametrize(
+    "name", ["team/exp-v2", ".", "..", "a\r\nb", 'a"b', "=HYPERLINK(1)", " exp", "exp v2"]
+)
+def test_model_names_that_would_break_addresses_or_file_names_are_refused(bundle_data, name):
+    bundle_data["models"][1]["name"] = name
+    with pytest.raises(InputError, match=r"models\[1\]\.name: must start with a letter or digit"):
+        parse_bundle(bundle_data, "bad.json")
+
+
+def test_a_model_name_of_the_safe_set_reaches_every_page_and_download(db, bundle_data, client, make_user):
+    name = "team:exp+2@v1.0_b"
+    bundle_data["models"][1]["name"] = name
+    for ranking in bundle_data["rankings"]:
+        ranking["model"] = name if ranking["model"] == "exp" else ranking["model"]
+    campaign = campaign_import(bundle=parse_bundle(bundle_data, "ok.json"))
+    client.force_login(make_user("rev", "reviewer"))
+    assert client.get(reverse("metrics:campaign_overview", args=[campaign.pk])).status_code == 200
+    assert client.get(reverse("metrics:comparison", args=[campaign.pk, name])).status_code == 200
+    response = client.get(reverse("metrics:launch_report", args=[campaign.pk, name, "csv"]))
+    assert response.status_code == 200
+    assert (
+        response["Content-Disposition"]
+        == f'attachment; filename="launch-report-campaign-{campaign.pk}-{name}.csv"'
+    )
+
+
 def write_bundle(tmp_path, data, name="bundle.json"):
     path = tmp_path / name
     path.write_text(json.dumps(data, indent=1))
@@ -127,6 +154,42 @@ def test_malformed_json_names_file_and_line(db, tmp_path):
     path = tmp_path / "broken.json"
     path.write_text('{"name": "x",\n "models": [}\n')
     with pytest.raises(CommandError, match=r"broken\.json:2: malformed JSON"):
+        call_command("import_campaign", str(path))
+    assert not Campaign.objects.exists()
+
+
+def _text(bundle: dict, **changes) -> str:
+    return json.dumps({**bundle, **changes}, ensure_ascii=False)
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (lambda bundle: gzip.compress(_text(bundle).encode())[:-12], r"b\.json: not a valid gzip file"),
+        (lambda bundle: b"\x1f\x8b" + b"junk" * 10, r"b\.json: not a valid gzip file"),
+        (
+            lambda bundle: ("[" * 100_000 + "]" * 100_000).encode(),
+            r"b\.json: malformed JSON: nested too deeply",
+        ),
+        (lambda bundle: _text(bundle, name="Sm\x00all").encode(), r"name: must not contain NUL"),
+        (
+            lambda bundle: _text(bundle).replace("Small", "Sm\\ud800all").encode(),
+            r"name: is not valid Unicode",
+        ),
+        (lambda bundle: _text(bundle, name="Sm\xffall").encode("latin-1"), r"b\.json: not UTF-8 text"),
+        (
+            lambda bundle: _text(
+                bundle, scale=[{"value": 0, "label": "no"}, {"value": 40000, "label": "yes"}]
+            ).encode(),
+            r"scale\[1\]\.value: must be between -100 and 100",
+        ),
+    ],
+    ids=["truncated-gzip", "corrupt-gzip", "deep-nesting", "nul", "lone-surrogate", "latin-1", "smallint"],
+)
+def test_unreadable_bundles_are_one_line_errors(db, tmp_path, bundle_data, content, message):
+    path = tmp_path / "b.json"
+    path.write_bytes(content(bundle_data))
+    with pytest.raises(CommandError, match=message):
         call_command("import_campaign", str(path))
     assert not Campaign.objects.exists()
 

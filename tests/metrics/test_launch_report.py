@@ -333,3 +333,19 @@ def test_the_csv_leads_with_what_the_json_says_of_the_report(worked):
     assert values["settings.aggregation"] == values["aggregation.method"] == "mean"
     assert values["aggregation.converged"] == ""  # no fit for the mean
     assert table.startswith("model,role,query,")
+
+
+def test_csv_text_cannot_become_a_spreadsheet_formula(worked):
+    Campaign.objects.filter(pk=worked.pk).update(name='=HYPERLINK("http://evil","x")')
+    worked.queries.filter(external_id="q1").update(external_id="=1+1")
+    worked.queries.filter(external_id="q2").update(external_id="-2")
+    worked.refresh_from_db()
+    report = launch_report_build(campaign=worked, agreement=False, n_resamples=200, n_bootstrap=200)
+    metadata, table = report_render(report, "csv").split("\n\n")
+    assert (
+        dict(list(csv.reader(io.StringIO(metadata)))[1:])["campaign.name"]
+        == '\'=HYPERLINK("http://evil","x")'
+    )
+    rows = list(csv.reader(io.StringIO(table)))[1:]
+    assert {row[2] for row in rows} == {"'=1+1", "'-2", "q3", "q4"}
+    assert all(not cell.startswith(("=", "+", "-", "@")) for row in rows for cell in row)
