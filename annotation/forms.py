@@ -1,5 +1,7 @@
 """Parsing the pages' posts (sign-in, workbench, people, members); the rules live in the services."""
 
+import re
+
 from django import forms
 from django.conf import settings
 from django.contrib.auth.forms import AuthenticationForm
@@ -31,6 +33,11 @@ class LoginForm(AuthenticationForm):
         return self.cleaned_data
 
 
+def form_errors_text(form: forms.Form) -> str:
+    """A refused form's errors as one line for a page message: `field: problem; field: problem`."""
+    return "; ".join(f"{field}: {' '.join(errors)}" for field, errors in form.errors.items())
+
+
 class JudgmentForm(forms.Form):
     grade = forms.IntegerField()  # whether it is on the scale is the service's call
     comment = forms.CharField(required=False, max_length=5000, strip=True)
@@ -51,6 +58,30 @@ class PreferenceForm(forms.Form):
         if data.get("side") == "same":
             data["strength"] = None
         return data
+
+
+# ASCII digits only: str.isdigit() accepts "²", which int() then refuses; three digits cover any scale.
+GRADE_TEXT = re.compile(r"-?[0-9]{1,3}")
+
+
+class AdjudicationForm(forms.Form):
+    """A reviewer's final label: a grade (relevance task) or a verdict (side by side), and why; whether the
+    grade is on the scale and the reason is given is the service's call."""
+
+    label = forms.CharField(max_length=8, strip=True)
+    reason = forms.CharField(required=False, max_length=5000, strip=True)
+
+    def __init__(self, *args, relevance: bool, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.relevance = relevance
+
+    def clean_label(self) -> dict:
+        label = self.cleaned_data["label"]
+        if not self.relevance:
+            return {"verdict": label}
+        if not GRADE_TEXT.fullmatch(label):
+            raise forms.ValidationError("is not a grade (a whole number such as 2 or -1)")
+        return {"grade": int(label)}
 
 
 class SkipForm(forms.Form):

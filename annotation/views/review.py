@@ -9,7 +9,7 @@ from django.utils.http import urlencode
 from django.views.decorators.http import require_http_methods
 
 from annotation.errors import TaskError
-from annotation.forms import ReviewQueueForm
+from annotation.forms import AdjudicationForm, ReviewQueueForm, form_errors_text
 from annotation.models import Campaign, RelevanceTask, SideBySideTask
 from annotation.roles import can_review, role_required
 from annotation.selectors.review import QueueState, review_next, review_queue, review_task
@@ -43,19 +43,21 @@ def _review(request, task, url_name: str):
     next_kind = form.cleaned_data.get("kind")
     keep = f"?{urlencode({'kind': next_kind.name})}" if next_kind else ""
     if request.method == "POST":
-        label = request.POST.get("label", "")
-        if isinstance(task, RelevanceTask):
-            grade = int(label) if label.lstrip("-").isdigit() else None
-            label_args = {"grade": grade}
-        else:
-            label_args = {"verdict": label}
+        here = redirect(reverse(url_name, args=[task.pk]) + keep)
+        posted = AdjudicationForm(request.POST, relevance=isinstance(task, RelevanceTask))
+        if not posted.is_valid():
+            messages.error(request, form_errors_text(posted))
+            return here
         try:
             adjudication_set(
-                reviewer=request.user, task=task, reason=request.POST.get("reason", ""), **label_args
+                reviewer=request.user,
+                task=task,
+                reason=posted.cleaned_data["reason"],
+                **posted.cleaned_data["label"],
             )
         except TaskError as error:
             messages.error(request, str(error))
-            return redirect(reverse(url_name, args=[task.pk]) + keep)
+            return here
         messages.success(request, f"Final label of {task} saved.")
         following = review_next(campaign=task.campaign, after=(task_kind(task).name, task.pk), kind=next_kind)
         if following is None:

@@ -9,7 +9,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
 from annotation.errors import TaskError
-from annotation.forms import JudgmentForm, PreferenceForm, SkipForm
+from annotation.forms import JudgmentForm, PreferenceForm, SkipForm, form_errors_text
 from annotation.models import Assignment, Campaign
 from annotation.roles import can_annotate, role_required
 from annotation.selectors import workbench as selectors
@@ -81,7 +81,7 @@ def task(request, campaign_id: int, assignment_id: int):
     relevance = assignment.relevance_task is not None
     form = (JudgmentForm if relevance else PreferenceForm)(request.POST)
     if not form.is_valid():
-        messages.error(request, "; ".join(f"{f}: {' '.join(e)}" for f, e in form.errors.items()))
+        messages.error(request, form_errors_text(form))
         return here
     data = form.cleaned_data
     try:

@@ -7,7 +7,7 @@ import pytest
 from django.urls import reverse
 
 from annotation.bundle import JudgmentRow, PreferenceRow, parse_bundle
-from annotation.models import RelevanceTask, SideBySideTask
+from annotation.models import Adjudication, RelevanceTask, SideBySideTask
 from annotation.selectors.review import QueueState, review_next, review_queue, review_task
 from annotation.services.adjudication import adjudication_set
 from annotation.services.campaigns import campaign_import
@@ -174,3 +174,23 @@ def test_the_history_starts_with_the_imported_labels(client, crowded, reviewer):
     assert [row["new_value"] for row in api["results"]] == ["same", "bad", "good"]
     page = client.get(reverse("annotation:review_relevance", args=[relevance_task("d1").pk])).content.decode()
     assert page.count("imported from old.jsonl") == 2
+
+
+@pytest.mark.parametrize(
+    ("post", "message"),
+    [
+        ({"label": "--1", "reason": "r"}, "label: is not a grade"),
+        ({"label": "²", "reason": "r"}, "label: is not a grade"),
+        ({"label": "9" * 5000, "reason": "r"}, "label: Ensure this value has at most 8 characters"),
+        ({"label": "7", "reason": "r"}, "grade must be one of [0, 1, 2, 3]"),
+        ({"label": "2", "reason": "bad\x00byte"}, "reason: Null characters are not allowed."),
+        ({"label": "2", "reason": "x" * 5001}, "reason: Ensure this value has at most 5000 characters"),
+        ({"label": "2", "reason": " "}, "say why this label is final"),
+    ],
+)
+def test_a_bad_final_label_is_a_message_and_nothing_is_stored(client, campaign, reviewer, post, message):
+    client.force_login(reviewer)
+    url = reverse("annotation:review_relevance", args=[RelevanceTask.objects.first().pk])
+    page = client.post(url, post, follow=True)
+    assert page.status_code == 200 and message in page.content.decode().replace("&#x27;", "'")
+    assert not Adjudication.objects.exists()
