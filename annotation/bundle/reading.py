@@ -33,25 +33,29 @@ class Reader:
             raise self.error(Code.INVALID_VALUE, path, "must be a finite number")
         return value
 
-    def refuse_bad_text(self, data: Any, path: str = "") -> Any:
-        """Every string (keys too) free of NUL characters and lone surrogates, which no database stores."""
-        if isinstance(data, str):
-            if "\x00" in data:
-                raise self.error(Code.INVALID_VALUE, path or "(top level)", "must not contain NUL characters")
-            try:
-                data.encode("utf-8")
-            except UnicodeEncodeError:
-                raise self.error(
-                    Code.INVALID_VALUE, path or "(top level)", "is not valid Unicode (a lone surrogate)"
-                ) from None
-        elif isinstance(data, dict):
-            for key, value in data.items():
-                self.refuse_bad_text(key, path)
-                self.refuse_bad_text(value, f"{path}.{key}" if path else str(key))
-        elif isinstance(data, list):
-            for index, value in enumerate(data):
-                self.refuse_bad_text(value, f"{path}[{index}]")
+    def refuse_bad_text(self, data: Any) -> Any:
+        """Every string (keys too) free of NUL characters and lone surrogates, which no database stores.
+        Walked with a stack, not recursion: a value nested 100,000 deep is an answer, not a RecursionError."""
+        pending: list[tuple[Any, str]] = [(data, "")]  # popped from the end: pushed in reverse, read in order
+        while pending:
+            value, path = pending.pop()
+            if isinstance(value, str):
+                self._refuse_bad_string(value, path or "(top level)")
+            elif isinstance(value, dict):
+                for key in value:
+                    self._refuse_bad_string(str(key), path or "(top level)")
+                pending.extend((value[key], f"{path}.{key}" if path else str(key)) for key in reversed(value))
+            elif isinstance(value, list):
+                pending.extend((value[index], f"{path}[{index}]") for index in reversed(range(len(value))))
         return data
+
+    def _refuse_bad_string(self, text: str, path: str) -> None:
+        if "\x00" in text:
+            raise self.error(Code.INVALID_VALUE, path, "must not contain NUL characters")
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            raise self.error(Code.INVALID_VALUE, path, "is not valid Unicode (a lone surrogate)") from None
 
     def text(self, obj: dict, key: str, path: str, *, required=True, max_length: int | None = None) -> str:
         value = self.get(obj, key, path, str, required=required, default="")
