@@ -9,7 +9,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from annotation.models import Campaign
-from tests.metrics.test_launch_pages import urls as launch_page_urls
+from tests.factories import launch_page_urls
 
 # Committed data: the replica is a connection of its own, which cannot see a test's open transaction.
 pytestmark = pytest.mark.django_db(transaction=True, databases=["default", "replica"])

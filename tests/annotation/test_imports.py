@@ -15,7 +15,7 @@ from annotation.bundle import parse_bundle
 from annotation.models import Campaign, CampaignImport, Ranking
 from annotation.previews import import_preview
 from annotation.services.campaigns import campaign_import
-from tests.conftest import SMALL_BUNDLE
+from tests.factories import SMALL_BUNDLE
 
 RUN = "".join(
     f"{q} Q0 {d} {rank} {10 - rank} exp-run\n"

@@ -10,11 +10,6 @@ from annotation.services.assignment import task_next
 
 
 @pytest.fixture(autouse=True)
-def _fast_passwords(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # tests only
-
-
-@pytest.fixture(autouse=True)
 def _fresh_throttles(db):
     cache.clear()  # throttle and sign-in counts live in the cache (a table); each test starts from none
     yield

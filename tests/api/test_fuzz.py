@@ -14,7 +14,7 @@ from annotation.bundle import parse_bundle, parse_judgment_lines
 from annotation.errors import InputError
 from annotation.models import Adjudication, Campaign, Judgment, Preference
 from annotation.services.campaigns import campaign_import
-from tests.conftest import SMALL_BUNDLE
+from tests.factories import SMALL_BUNDLE
 
 FUZZ = settings(
     max_examples=40,

@@ -7,7 +7,7 @@ import pytest
 from django.test import Client
 from rest_framework.authtoken.models import Token
 
-from tests.api.test_access import ROUTES, route_url
+from tests.factories import ROUTES, route_url
 
 SCRIPT_TAG = re.compile(r"<script\b([^>]*)>", re.I)
 

@@ -11,7 +11,7 @@ from annotation.models import CampaignImport
 from annotation.services.assignment import task_next
 from annotation.services.campaigns import campaign_import
 from annotation.services.labels import judgment_submit, preference_submit
-from tests.api.test_access import ROUTES, route_url
+from tests.factories import ROUTES, route_url
 
 PAYLOAD = '<script>alert("xss")</script><img src=x onerror=alert(1)>"\'>'
 MODEL = "ex<img src=x onerror=alert(1)>\"'<b>"  # a model name is a URL segment: no slash

@@ -18,7 +18,7 @@ from annotation.bundle import parse_bundle
 from annotation.models import Campaign, CampaignImport, Judgment, Preference
 from annotation.services.campaigns import campaign_import
 from annotation.services.people import campaign_members_set
-from tests.conftest import SMALL_BUNDLE
+from tests.factories import SMALL_BUNDLE
 
 pytestmark = pytest.mark.browser
 

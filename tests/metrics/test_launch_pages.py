@@ -12,7 +12,7 @@ from annotation.bundle import JudgmentRow, PreferenceRow, parse_bundle
 from annotation.models import Query
 from annotation.services.campaigns import campaign_import
 from annotation.services.label_import import labels_import
-from tests.metrics.test_launch_report import worked_campaign
+from tests.factories import launch_page_urls, worked_campaign
 
 
 @pytest.fixture
@@ -20,18 +20,8 @@ def worked(db):
     return worked_campaign()
 
 
-def urls(campaign):
-    q1 = Query.objects.get(campaign=campaign, external_id="q1")
-    return [
-        reverse("metrics:campaign_overview", args=[campaign.pk]),
-        reverse("metrics:comparison", args=[campaign.pk, "exp"]),
-        reverse("metrics:launch_report", args=[campaign.pk, "exp", "html"]),
-        reverse("metrics:query_drilldown", args=[campaign.pk, q1.pk]),
-    ]
-
-
 def test_anonymous_visitors_are_sent_to_log_in(client, worked):
-    for url in urls(worked):
+    for url in launch_page_urls(worked):
         response = client.get(url)
         assert response.status_code == 302, url
         assert response.url.startswith(reverse("login")), url
@@ -39,14 +29,14 @@ def test_anonymous_visitors_are_sent_to_log_in(client, worked):
 
 def test_annotators_are_refused(client, worked, make_user):
     client.force_login(make_user("ann2", "annotator"))
-    for url in urls(worked):
+    for url in launch_page_urls(worked):
         assert client.get(url).status_code == 403, url
 
 
 @pytest.mark.parametrize("role", ["reviewer", "manager"])
 def test_reviewers_and_managers_see_every_page(client, worked, make_user, role):
     client.force_login(make_user("pat", role))
-    for url in urls(worked):
+    for url in launch_page_urls(worked):
         assert client.get(url).status_code == 200, url
 
 

@@ -15,57 +15,7 @@ from annotation.services.campaigns import campaign_import
 from annotation.services.label_import import labels_import
 from metrics.reports import report_render
 from metrics.selectors.launch import launch_report_build
-
-# q1: the online model ranks documents graded 3, 2, 3, 0, 1, 2 (linear nDCG 0.9608); the experimental model
-# puts them in the ideal order. q2: both lists identical. Side by side: Good, (identical) Same, Bad, Bad.
-GRADES = {"a": 3, "b": 2, "c": 3, "d": 0, "e": 1, "f": 2}
-WORKED = {
-    "name": "Worked example",
-    "settings": {
-        "overlap": 1,
-        "gsb_overlap": 1,
-        "pool_depth": 6,
-        "gsb_depth": 6,
-        "gain": "linear",
-        "cutoffs": [3, 6],
-        "primary_measure": "ndcg@6",
-        "min_queries": 4,  # every query is judged, so the decision is shown
-    },
-    "models": [{"name": "online", "role": "online"}, {"name": "exp", "role": "experimental"}],
-    "queries": [
-        {"id": "q1", "text": "one", "segment": "head"},
-        {"id": "q2", "text": "two", "segment": "head"},
-        {"id": "q3", "text": "three", "segment": "tail"},
-        {"id": "q4", "text": "four", "segment": "tail"},
-    ],
-    "documents": [{"id": doc} for doc in [*GRADES, "x", "y", "z"]],
-    "rankings": [
-        {"model": "online", "query": "q1", "documents": ["a", "b", "c", "d", "e", "f"]},
-        {"model": "exp", "query": "q1", "documents": ["a", "c", "b", "f", "e", "d"]},
-        {"model": "online", "query": "q2", "documents": ["x", "y"]},
-        {"model": "exp", "query": "q2", "documents": ["x", "y"]},
-        {"model": "online", "query": "q3", "documents": ["x", "z"]},
-        {"model": "exp", "query": "q3", "documents": ["z", "x"]},
-        {"model": "online", "query": "q4", "documents": ["y", "z"]},
-        {"model": "exp", "query": "q4", "documents": ["z", "y"]},
-    ],
-}
-VERDICTS = {"q1": "good", "q3": "bad", "q4": "bad"}
-
-
-def worked_campaign(verdicts=VERDICTS, swap_q1=False):
-    """The worked example; `swap_q1` gives the online model the ideal order of q1, so q1 loses."""
-    bundle = json.loads(json.dumps(WORKED))
-    if swap_q1:
-        bundle["rankings"][0]["model"], bundle["rankings"][1]["model"] = "exp", "online"
-    campaign = campaign_import(bundle=parse_bundle(bundle, "worked.json"))
-    judgments = [JudgmentRow(0, "ann", "q1", doc, grade) for doc, grade in GRADES.items()]
-    judgments += [
-        JudgmentRow(0, "ann", query, doc, 1) for query in ("q2", "q3", "q4") for doc in ("x", "y", "z")
-    ]
-    preferences = [PreferenceRow(0, "ann", query, "exp", verdict) for query, verdict in verdicts.items()]
-    labels_import(campaign=campaign, judgments=judgments, preferences=preferences, source="test")
-    return campaign
+from tests.factories import GRADES, WORKED, worked_campaign
 
 
 @pytest.fixture

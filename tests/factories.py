@@ -1,0 +1,222 @@
+"""What many test modules build: the small and worked-example campaigns, the launch pages, the route table.
+
+Test modules import from here, never from each other.
+"""
+
+import json
+from pathlib import Path
+from urllib.parse import quote
+
+from django.urls import reverse
+
+from annotation.bundle import JudgmentRow, PreferenceRow, parse_bundle
+from annotation.models import Query
+from annotation.services.campaigns import campaign_import
+from annotation.services.label_import import labels_import
+
+SMALL_BUNDLE = {
+    "name": "Small",
+    "guidelines": "Grade each page.\nSkip what you cannot read.",
+    # Relevance first: many tests walk the tasks in that order (interleaving has its own tests).
+    "settings": {
+        "overlap": 2,
+        "gsb_overlap": 2,
+        "pool_depth": 3,
+        "gsb_depth": 2,
+        "task_order": "relevance_first",
+    },
+    "models": [{"name": "online", "role": "online"}, {"name": "exp", "role": "experimental"}],
+    "queries": [
+        {"id": "q1", "text": "cheap flights to lisbon", "segment": "head"},
+        {"id": "q2", "text": "how to boil an egg", "description": "a recipe", "segment": "tail"},
+    ],
+    "documents": [
+        {"id": f"d{i}", "title": f"Doc {i}", "url": f"https://example.com/{i}", "body": f"Body {i}"}
+        for i in range(1, 9)
+    ],
+    "rankings": [
+        {"model": "online", "query": "q1", "documents": ["d1", "d2", "d3", "d4"]},
+        {"model": "exp", "query": "q1", "documents": ["d2", "d1", "d5", "d3"]},
+        {"model": "online", "query": "q2", "documents": ["d6", "d7", "d8"]},
+        {"model": "exp", "query": "q2", "documents": ["d6", "d7", "d1"]},
+    ],
+}
+
+
+# q1: the online model ranks documents graded 3, 2, 3, 0, 1, 2 (linear nDCG 0.9608); the experimental model
+# puts them in the ideal order. q2: both lists identical. Side by side: Good, (identical) Same, Bad, Bad.
+GRADES = {"a": 3, "b": 2, "c": 3, "d": 0, "e": 1, "f": 2}
+WORKED = {
+    "name": "Worked example",
+    "settings": {
+        "overlap": 1,
+        "gsb_overlap": 1,
+        "pool_depth": 6,
+        "gsb_depth": 6,
+        "gain": "linear",
+        "cutoffs": [3, 6],
+        "primary_measure": "ndcg@6",
+        "min_queries": 4,  # every query is judged, so the decision is shown
+    },
+    "models": [{"name": "online", "role": "online"}, {"name": "exp", "role": "experimental"}],
+    "queries": [
+        {"id": "q1", "text": "one", "segment": "head"},
+        {"id": "q2", "text": "two", "segment": "head"},
+        {"id": "q3", "text": "three", "segment": "tail"},
+        {"id": "q4", "text": "four", "segment": "tail"},
+    ],
+    "documents": [{"id": doc} for doc in [*GRADES, "x", "y", "z"]],
+    "rankings": [
+        {"model": "online", "query": "q1", "documents": ["a", "b", "c", "d", "e", "f"]},
+        {"model": "exp", "query": "q1", "documents": ["a", "c", "b", "f", "e", "d"]},
+        {"model": "online", "query": "q2", "documents": ["x", "y"]},
+        {"model": "exp", "query": "q2", "documents": ["x", "y"]},
+        {"model": "online", "query": "q3", "documents": ["x", "z"]},
+        {"model": "exp", "query": "q3", "documents": ["z", "x"]},
+        {"model": "online", "query": "q4", "documents": ["y", "z"]},
+        {"model": "exp", "query": "q4", "documents": ["z", "y"]},
+    ],
+}
+VERDICTS = {"q1": "good", "q3": "bad", "q4": "bad"}
+
+
+def worked_campaign(verdicts=VERDICTS, swap_q1=False):
+    """The worked example; `swap_q1` gives the online model the ideal order of q1, so q1 loses."""
+    bundle = json.loads(json.dumps(WORKED))
+    if swap_q1:
+        bundle["rankings"][0]["model"], bundle["rankings"][1]["model"] = "exp", "online"
+    campaign = campaign_import(bundle=parse_bundle(bundle, "worked.json"))
+    judgments = [JudgmentRow(0, "ann", "q1", doc, grade) for doc, grade in GRADES.items()]
+    judgments += [
+        JudgmentRow(0, "ann", query, doc, 1) for query in ("q2", "q3", "q4") for doc in ("x", "y", "z")
+    ]
+    preferences = [PreferenceRow(0, "ann", query, "exp", verdict) for query, verdict in verdicts.items()]
+    labels_import(campaign=campaign, judgments=judgments, preferences=preferences, source="test")
+    return campaign
+
+
+def launch_page_urls(campaign) -> list[str]:
+    """Every launch page of the worked example's campaign."""
+    q1 = Query.objects.get(campaign=campaign, external_id="q1")
+    return [
+        reverse("metrics:campaign_overview", args=[campaign.pk]),
+        reverse("metrics:comparison", args=[campaign.pk, "exp"]),
+        reverse("metrics:launch_report", args=[campaign.pk, "exp", "html"]),
+        reverse("metrics:query_drilldown", args=[campaign.pk, q1.pk]),
+    ]
+
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+ROLES = ("anonymous", "annotator", "reviewer", "manager")
+# Who may use a route: everyone; any signed-in user; the role (superusers hold every role; reviewer
+# includes managers); staff (Django's admin site).
+WHO = {
+    "anyone": set(ROLES),
+    "signed in": {"annotator", "reviewer", "manager"},
+    "annotators": {"annotator"},
+    "reviewers, managers": {"reviewer", "manager"},
+    "managers": {"manager"},
+    "staff": set(),
+}
+
+ROUTES = [
+    # method, path, who, what
+    ("GET", "/api/schema/", "anyone", "OpenAPI 3 schema"),
+    ("GET", "/api/docs/", "anyone", "Swagger UI"),
+    ("GET", "/api/redoc/", "anyone", "ReDoc"),
+    ("POST", "/api/auth/token/", "anyone", "a token for a username and password (throttled)"),
+    ("DELETE", "/api/auth/token/", "signed in", "revoke your token"),
+    ("GET", "/api/campaigns/", "signed in", "campaigns (?name=)"),
+    ("POST", "/api/campaigns/", "managers", "create a campaign from a bundle"),
+    ("GET", "/api/campaigns/{campaign_id}/", "signed in", "a campaign; models and settings for reviewers"),
+    ("PATCH", "/api/campaigns/{campaign_id}/", "managers", "change a campaign's texts and settings"),
+    ("GET", "/api/campaigns/{campaign_id}/models/", "reviewers, managers", "models (?role=, ?name=)"),
+    ("GET", "/api/campaigns/{campaign_id}/queries/", "reviewers, managers", "queries (?segment=, ?text=)"),
+    ("POST", "/api/campaigns/{campaign_id}/runs/", "managers", "upload a TREC run for a model"),
+    ("GET", "/api/campaigns/{campaign_id}/progress/", "reviewers, managers", "progress per annotator"),
+    ("POST", "/api/campaigns/{campaign_id}/next-task/", "annotators", "your current or next task"),
+    ("GET", "/api/campaigns/{campaign_id}/review-queue/", "reviewers, managers", "disputed tasks"),
+    ("GET", "/api/campaigns/{campaign_id}/export/judgments/", "reviewers, managers", "raw labels (JSONL)"),
+    ("GET", "/api/campaigns/{campaign_id}/export/qrels/", "reviewers, managers", "aggregated labels (qrels)"),
+    (
+        "GET",
+        "/api/campaigns/{campaign_id}/report/",
+        "reviewers, managers",
+        "launch report: metrics, GSB, decision",
+    ),
+    ("GET", "/api/tasks/", "annotators", "your own tasks (?campaign=, ?status=, ?kind=)"),
+    ("GET", "/api/tasks/{task_id}/", "annotators", "one of your tasks"),
+    ("POST", "/api/tasks/{task_id}/judgment/", "annotators", "label your task (201, then 200 on change)"),
+    ("POST", "/api/tasks/{task_id}/skip/", "annotators", "give your task back"),
+    ("GET", "/api/review/{kind}/{task_id}/", "reviewers, managers", "a task with every label"),
+    ("POST", "/api/review/{kind}/{task_id}/adjudication/", "reviewers, managers", "set the final label"),
+    ("GET", "/api/review/{kind}/{task_id}/history/", "reviewers, managers", "label history"),
+    ("GET", "/login/", "anyone", "sign-in page"),
+    ("POST", "/login/", "anyone", "sign in"),
+    ("POST", "/logout/", "anyone", "sign out"),
+    ("GET", "/password/", "signed in", "change your password"),
+    ("POST", "/password/", "signed in", "change your password"),
+    ("GET", "/password/done/", "signed in", "password changed"),
+    ("GET", "/password/set/{uidb64}/{token}/", "anyone", "set your password from a manager's one-time link"),
+    ("GET", "/password/set/done/", "anyone", "password set"),
+    ("GET", "/admin/", "staff", "Django admin"),
+    ("GET", "/", "signed in", "your campaigns"),
+    ("GET", "/healthz", "anyone", "health check"),
+    ("GET", "/campaigns/{campaign_id}/work/", "annotators", "workbench: your current or next task"),
+    ("GET", "/campaigns/{campaign_id}/work/progress/", "annotators", "your progress per task kind (JSON)"),
+    ("GET", "/campaigns/{campaign_id}/tasks/{assignment_id}/", "annotators", "one of your tasks"),
+    ("POST", "/campaigns/{campaign_id}/tasks/{assignment_id}/", "annotators", "label your task"),
+    ("POST", "/campaigns/{campaign_id}/tasks/{assignment_id}/skip/", "annotators", "skip your task"),
+    ("GET", "/campaigns/{campaign_id}/progress/", "reviewers, managers", "campaign progress"),
+    ("GET", "/campaigns/{campaign_id}/review/", "reviewers, managers", "review queue"),
+    ("GET", "/campaigns/{campaign_id}/members/", "managers", "who may annotate the campaign"),
+    ("POST", "/campaigns/{campaign_id}/members/", "managers", "open it to all, or choose its members"),
+    ("GET", "/campaigns/new/", "managers", "new campaign: upload a bundle and TREC runs"),
+    ("POST", "/campaigns/new/", "managers", "stage the files and check them in the background"),
+    ("GET", "/campaigns/new/template.json", "managers", "the demo's bundle, as a template"),
+    ("GET", "/campaigns/imports/{import_id}/", "managers", "an import: preview, warnings, errors, progress"),
+    ("POST", "/campaigns/imports/{import_id}/", "managers", "confirm (import in the background) or cancel"),
+    ("GET", "/campaigns/imports/{import_id}/status/", "managers", "an import's status and progress (JSON)"),
+    ("GET", "/people/", "managers", "people: roles, last sign-in, last label"),
+    ("POST", "/people/", "managers", "add a person (shows a one-time set-password link)"),
+    ("POST", "/people/{user_id}/", "managers", "deactivate, activate, or reset a password"),
+    ("GET", "/review/relevance/{task_id}/", "reviewers, managers", "review a relevance task"),
+    ("POST", "/review/relevance/{task_id}/", "reviewers, managers", "adjudicate it"),
+    ("GET", "/review/side-by-side/{task_id}/", "reviewers, managers", "review a side-by-side task"),
+    ("POST", "/review/side-by-side/{task_id}/", "reviewers, managers", "adjudicate it"),
+    ("GET", "/metrics/campaigns/{campaign_id}/quality/", "reviewers, managers", "label quality"),
+    (
+        "GET",
+        "/metrics/campaigns/{campaign_id}/",
+        "reviewers, managers",
+        "campaign overview: models, measures",
+    ),
+    ("GET", "/metrics/campaigns/{campaign_id}/compare/{model}/", "reviewers, managers", "launch comparison"),
+    (
+        "GET",
+        "/metrics/campaigns/{campaign_id}/compare/{model}/report.{format}",
+        "reviewers, managers",
+        "launch report download (json, html, csv, md)",
+    ),
+    (
+        "GET",
+        "/metrics/campaigns/{campaign_id}/queries/{query_id}/",
+        "reviewers, managers",
+        "query drill-down",
+    ),
+]
+
+
+def readme_table() -> str:
+    rows = ["| method | path | who | what |", "| --- | --- | --- | --- |"]
+    rows += [f"| {method} | `{path}` | {who} | {what} |" for method, path, who, what in ROUTES]
+    return "\n".join(rows)
+
+
+def route_url(path: str, ids: dict, tasks: dict) -> str:
+    """A route with real ids: an annotator's task id is their assignment's id, a reviewer's the task's own."""
+    kind = {"/review/relevance/": "relevance", "side-by-side": "side-by-side"}
+    task_id = tasks[next((value for key, value in kind.items() if key in path), ids["kind"])]
+    if path.startswith("/api/tasks/"):
+        task_id = ids["assignment_id"]
+    return path.format(task_id=task_id, **{key: quote(str(value), safe="") for key, value in ids.items()})
