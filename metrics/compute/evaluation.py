@@ -57,7 +57,7 @@ class QrelsIndex:
         self.codes = codes.astype(np.int32)
         if len(self.query_ids) > MAX_QUERIES:
             raise TrecFormatError(self.path, None, f"more than {MAX_QUERIES} queries")
-        self._layout: _Layout | None = _Layout.of(self.codes, len(self.query_ids))
+        self._layout: RowLayout | None = RowLayout.of(self.codes, len(self.query_ids))
         self.judged = np.full((len(self.query_ids), self._layout.width), np.nan)
         self.judged[self.codes, self._layout.positions] = qrels.label
         self._sorted: dict[int, tuple[np.ndarray, np.ndarray]] = {}
@@ -74,7 +74,7 @@ class QrelsIndex:
     def sorted_keys(self, seed: int) -> tuple[np.ndarray, np.ndarray]:
         """The qrels' pair keys sorted, and the entry of each; duplicates refused."""
         if seed not in self._sorted:
-            layout = self._layout or _Layout.of(self.codes, len(self.query_ids))
+            layout = self._layout or RowLayout.of(self.codes, len(self.query_ids))
             keys, order = _sorted_pairs(self.codes, layout, self.document, seed)
             _check_duplicates(keys, order, self.document, self.line, self.path)
             self._sorted[seed] = (keys, order)
@@ -118,7 +118,7 @@ def evaluate_run(
     if not known.all():
         run = Run(run.query[known], run.document[known], run.score[known], run.line[known], run.path)
         row_of_query = row_of_query[known]
-    layout = _Layout.of(row_of_query, len(qrels.query_ids))
+    layout = RowLayout.of(row_of_query, len(qrels.query_ids))
     labels = _labels_of(qrels, row_of_query, layout, run)
     ranked = ranked_order(row_of_query, run.score, run.document)
     if ranked is not None:
@@ -129,7 +129,7 @@ def evaluate_run(
         judged = labels >= 0  # NaN (unjudged) and negative labels both compare False, as in trec_eval
         row_of_query, labels, layout = row_of_query[judged], labels[judged], None
     if layout is None:
-        layout = _Layout.of(row_of_query, len(qrels.query_ids))
+        layout = RowLayout.of(row_of_query, len(qrels.query_ids))
 
     matrix = np.full((len(qrels.query_ids), layout.width), np.nan)
     matrix[row_of_query, layout.positions] = labels
@@ -167,7 +167,7 @@ def _rows_of(query_ids: np.ndarray, query: np.ndarray) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class _Layout:
+class RowLayout:
     """Each entry's 0-based position among the entries of its row (keeping their order), the widest row,
     and the way back from (row, position) to the entry: `by_row[base[row] + position]`, or without
     `by_row` (each row one contiguous block, the usual file layout) `base[row] + position`."""
@@ -178,7 +178,7 @@ class _Layout:
     by_row: np.ndarray | None
 
     @classmethod
-    def of(cls, rows: np.ndarray, n_rows: int) -> "_Layout":
+    def of(cls, rows: np.ndarray, n_rows: int) -> "RowLayout":
         index = _index_type(rows.size)
         if rows.size == 0:
             return cls(rows.astype(index), 0, np.zeros(n_rows, index), None)
@@ -258,7 +258,7 @@ def _mix(values: np.ndarray, scratch: np.ndarray) -> None:
     values ^= scratch
 
 
-def _sorted_pairs(rows: np.ndarray, layout: _Layout, document: np.ndarray, seed: int):
+def _sorted_pairs(rows: np.ndarray, layout: RowLayout, document: np.ndarray, seed: int):
     """The pair keys sorted, and the entry of each. When the row, hash and position within the row fit in
     64 bits together, the keys carry their entry's position and a plain sort (several times faster than an
     argsort) suffices; otherwise an argsort."""
@@ -297,7 +297,7 @@ def _check_duplicates(keys, order, document, line, path) -> None:
     )
 
 
-def _labels_of(qrels: QrelsIndex, row_of_query: np.ndarray, layout: _Layout, run: Run) -> np.ndarray:
+def _labels_of(qrels: QrelsIndex, row_of_query: np.ndarray, layout: RowLayout, run: Run) -> np.ndarray:
     """The qrels label of each run entry, NaN where unjudged."""
     for seed in _SEEDS:
         try:
@@ -307,7 +307,7 @@ def _labels_of(qrels: QrelsIndex, row_of_query: np.ndarray, layout: _Layout, run
     raise RuntimeError("hash collisions under every seed; the input is adversarial")
 
 
-def _join(qrels: QrelsIndex, row_of_query: np.ndarray, layout: _Layout, run: Run, seed: int) -> np.ndarray:
+def _join(qrels: QrelsIndex, row_of_query: np.ndarray, layout: RowLayout, run: Run, seed: int) -> np.ndarray:
     qrels_keys, qrels_entry = qrels.sorted_keys(seed)
     run_keys, order = _sorted_pairs(row_of_query, layout, run.document, seed)
     _check_duplicates(run_keys, order, run.document, run.line, run.path)

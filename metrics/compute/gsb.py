@@ -222,3 +222,48 @@ def _as_strength(strength: ArrayLike, n_judgments: int) -> np.ndarray:
             f"strength must be 1 (slightly), 2 (much) or NaN, found {given[~np.isin(given, (1.0, 2.0))][0]}"
         )
     return strength
+
+
+def model_verdicts(
+    *,
+    n_queries: int,
+    model: int,
+    task_query: np.ndarray,
+    task_model: np.ndarray,
+    task_identical: np.ndarray,
+    preference_task: np.ndarray,
+    preference_verdict: np.ndarray,
+    preference_strength: np.ndarray,
+    adjudication_task: np.ndarray,
+    adjudication_verdict: np.ndarray,
+    auto_same_identical: bool,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(query, verdict, strength) of one experimental model's verdicts, ready for `gsb_summary`, and which
+    queries' lists changed.
+
+    `task_*`: one entry per side-by-side task (query and model index, identical lists); `preference_*`: one
+    per verdict (task index, -1/0/1, strength or NaN); `adjudication_*`: a reviewer's final verdict of a task.
+    An adjudicated verdict replaces the task's verdicts; a task with identical lists and no verdict counts as
+    one Same when `auto_same_identical`.
+    """
+    n_tasks = task_query.size
+    adjudicated = np.full(n_tasks, np.nan)
+    adjudicated[np.asarray(adjudication_task, dtype=np.int64)] = adjudication_verdict
+    of_model = task_model == model
+    rows = of_model[preference_task]
+    task = preference_task[rows]
+    verdict = np.where(np.isnan(adjudicated[task]), preference_verdict[rows], adjudicated[task])
+    strength = np.where(np.isnan(adjudicated[task]), preference_strength[rows], np.nan)
+    has_verdict = np.zeros(n_tasks, dtype=bool)
+    has_verdict[task] = True
+    automatic = of_model & ~has_verdict & task_identical & auto_same_identical
+    extra_adjudicated = of_model & ~has_verdict & ~automatic & ~np.isnan(adjudicated)
+    extra = np.flatnonzero(automatic | extra_adjudicated)
+    changed = np.ones(n_queries, dtype=bool)
+    changed[task_query[of_model & task_identical]] = False
+    return (
+        np.concatenate([task_query[task], task_query[extra]]),
+        np.concatenate([verdict, np.nan_to_num(adjudicated[extra], nan=0.0)]),
+        np.concatenate([strength, np.full(extra.size, np.nan)]),
+        changed,
+    )

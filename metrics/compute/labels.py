@@ -9,6 +9,7 @@ The `check_*` / `as_*` functions validate public inputs (raising ValueError nami
 work on already validated arrays.
 """
 
+import hashlib
 from dataclasses import dataclass
 from numbers import Integral
 
@@ -234,3 +235,12 @@ def divide_or_nan(numerator: ArrayLike, denominator: ArrayLike) -> np.ndarray:
     quotient = np.full(numerator.shape, np.nan)
     np.divide(numerator, denominator, out=quotient, where=denominator != 0)
     return quotient
+
+
+def columns_sha256(columns) -> str:
+    """SHA-256 over columns of numbers, each as its length and float64 values: equal columns, equal digest."""
+    digest = hashlib.sha256()
+    for column in columns:
+        array = np.ascontiguousarray(np.asarray(column, dtype=float))
+        digest.update(np.int64(array.size).tobytes() + array.tobytes())
+    return digest.hexdigest()

@@ -152,6 +152,27 @@ def weighted_mean(values: np.ndarray, weights: np.ndarray | None = None) -> floa
     return float(np.average(values, weights=weights))
 
 
+Z95 = 1.959963984540054  # the standard normal's 97.5% quantile
+
+
+def mean_intervals(per_query: dict[str, np.ndarray], weights: np.ndarray) -> dict[str, tuple[float, float]]:
+    """Normal-approximation 95% interval of each measure's weighted mean over queries (NaN under two).
+
+    SE = sqrt(n / (n - 1) * sum(w_i^2 (x_i - mean)^2)) / sum(w_i); a bootstrap would cost as much as every
+    comparison together and agrees with it closely at the query counts a launch review has.
+    """
+    n = weights.size
+    intervals = {}
+    for name, values in per_query.items():
+        if n < 2:
+            intervals[name] = (math.nan, math.nan)
+            continue
+        mean = weighted_mean(values, weights)
+        spread = np.sqrt(n / (n - 1) * np.sum(weights**2 * (values - mean) ** 2)) / weights.sum()
+        intervals[name] = (float(mean - Z95 * spread), float(mean + Z95 * spread))
+    return intervals
+
+
 def _as_label_matrix(values: ArrayLike, name: str) -> np.ndarray:
     matrix = np.asarray(values, dtype=float)
     if matrix.ndim != 2:

@@ -5,7 +5,6 @@ Everything is fetched by `campaign_evaluation_data` (a fixed number of queries),
 and handed to `metrics.compute`: no query per query, label or model.
 """
 
-import hashlib
 from dataclasses import dataclass
 from datetime import date, datetime
 
@@ -18,9 +17,10 @@ from annotation.models import Campaign, Judgment, Preference, RankingModel
 from annotation.selectors.campaigns import campaign_progress, models_without_rankings
 from metrics.compute.decision import Coverage as WorkCoverage
 from metrics.compute.decision import Decision, LaunchRule, decide, work_coverage
-from metrics.compute.gsb import GSBSummary, gsb_by_segment, gsb_summary
-from metrics.compute.labels import sorted_find
-from metrics.compute.ranking import Gain, RankingSettings, evaluate_ranked, weighted_mean
+from metrics.compute.gsb import GSBSummary, gsb_by_segment, gsb_summary, model_verdicts
+from metrics.compute.labels import columns_sha256
+from metrics.compute.layout import ranked_labels
+from metrics.compute.ranking import Gain, RankingSettings, evaluate_ranked, mean_intervals, weighted_mean
 from metrics.compute.significance import PairedComparison, paired_comparisons
 from metrics.selectors.evaluation_data import (
     AggregationFit,
@@ -34,7 +34,6 @@ from trec.measures import parse_measure
 
 LOSING_QUERIES = 10
 SEED = 0
-Z95 = 1.959963984540054
 
 
 @dataclass(frozen=True)
@@ -148,108 +147,6 @@ def report_settings(campaign: Campaign) -> dict:
     }
 
 
-def _pair_keys(query: np.ndarray, document: np.ndarray) -> np.ndarray:
-    return (query.astype(np.int64) << 32) | document.astype(np.int64)
-
-
-def _positions_within(rows: np.ndarray, n_rows: int) -> tuple[np.ndarray, int]:
-    """Each entry's 0-based position among the entries of its row, and the widest row."""
-    order = np.argsort(rows, kind="stable")
-    sizes = np.bincount(rows, minlength=n_rows)
-    starts = np.cumsum(sizes) - sizes
-    positions = np.empty(rows.size, dtype=np.int64)
-    positions[order] = np.arange(rows.size) - starts[rows[order]]
-    return positions, int(sizes.max(initial=0))
-
-
-@dataclass(frozen=True)
-class _Layout:
-    """Evaluated queries and each model's labels in rank order, ready for `evaluate_ranked`."""
-
-    evaluated: np.ndarray  # query indices
-    judged: np.ndarray  # [evaluated × any] every aggregated label of the query
-    ranked: list[np.ndarray]  # per model, [evaluated × depth]
-
-
-def _layout(data: CampaignEvaluationData, grades: np.ndarray) -> _Layout:
-    relevance, rankings = data.relevance, data.rankings
-    labelled = ~np.isnan(grades)
-    has_label = np.zeros(len(data.queries), dtype=bool)
-    has_label[relevance.task_query[labelled]] = True
-    evaluated = np.flatnonzero(has_label)
-    row_of_query = np.full(len(data.queries), -1)
-    row_of_query[evaluated] = np.arange(evaluated.size)
-
-    label_row = row_of_query[relevance.task_query[labelled]]
-    positions, width = _positions_within(label_row, evaluated.size)
-    judged = np.full((evaluated.size, width), np.nan)
-    judged[label_row, positions] = grades[labelled]
-
-    task_keys = _pair_keys(relevance.task_query, relevance.task_document)
-    order = np.argsort(task_keys)
-    sorted_keys = task_keys[order]
-    ranked_keys = _pair_keys(rankings.query, rankings.document)
-    found, hit = sorted_find(sorted_keys, ranked_keys)
-    ranked_label = np.where(hit, grades[order[found]] if sorted_keys.size else np.nan, np.nan)
-    ranked_row = row_of_query[rankings.query]
-    depth = int(rankings.rank.max(initial=0))
-    ranked = []
-    for model in range(len(data.models)):
-        rows = (rankings.model == model) & (ranked_row >= 0)
-        matrix = np.full((evaluated.size, depth), np.nan)
-        matrix[ranked_row[rows], rankings.rank[rows] - 1] = ranked_label[rows]
-        ranked.append(matrix)
-    return _Layout(evaluated, judged, ranked)
-
-
-def _mean_intervals(per_query: dict[str, np.ndarray], weights: np.ndarray) -> dict[str, tuple[float, float]]:
-    """Normal-approximation 95% interval of each weighted mean over queries (NaN under two queries).
-
-    SE = sqrt(n / (n - 1) * sum(w_i^2 (x_i - mean)^2)) / sum(w_i); a bootstrap would cost as much as every
-    comparison together and agrees with it closely at the query counts a launch review has.
-    """
-    n = weights.size
-    intervals = {}
-    for name, values in per_query.items():
-        if n < 2:
-            intervals[name] = (np.nan, np.nan)
-            continue
-        mean = weighted_mean(values, weights)
-        spread = np.sqrt(n / (n - 1) * np.sum(weights**2 * (values - mean) ** 2)) / weights.sum()
-        intervals[name] = (mean - Z95 * spread, mean + Z95 * spread)
-    return intervals
-
-
-def _verdict_rows(data: CampaignEvaluationData, model: int) -> tuple[np.ndarray, ...]:
-    """(query, verdict, strength) of one experimental model's judgments, and which queries changed.
-
-    An adjudicated verdict replaces the task's verdicts; a task with identical lists and no verdict counts as
-    one Same when the campaign records those automatically.
-    """
-    sbs = data.side_by_side
-    n_tasks = sbs.task_query.size
-    adjudicated = np.full(n_tasks, np.nan)
-    adjudicated[np.asarray(sbs.adjudication.task, dtype=np.int64)] = sbs.adjudication.label
-    of_model = sbs.task_model == model
-    rows = of_model[sbs.preference_task]
-    task = sbs.preference_task[rows]
-    verdict = np.where(np.isnan(adjudicated[task]), sbs.preference_verdict[rows], adjudicated[task])
-    strength = np.where(np.isnan(adjudicated[task]), sbs.preference_strength[rows], np.nan)
-    has_verdict = np.zeros(n_tasks, dtype=bool)
-    has_verdict[task] = True
-    automatic = of_model & ~has_verdict & sbs.task_identical & data.campaign.auto_same_identical
-    extra_adjudicated = of_model & ~has_verdict & ~automatic & ~np.isnan(adjudicated)
-    extra = np.flatnonzero(automatic | extra_adjudicated)
-    changed = np.ones(len(data.queries), dtype=bool)
-    changed[sbs.task_query[of_model & sbs.task_identical]] = False
-    return (
-        np.concatenate([sbs.task_query[task], sbs.task_query[extra]]),
-        np.concatenate([verdict, np.nan_to_num(adjudicated[extra], nan=0.0)]),
-        np.concatenate([strength, np.full(extra.size, np.nan)]),
-        changed,
-    )
-
-
 def _losing_queries(queries: CampaignQueries, evaluated, online, experimental) -> list[QueryDelta]:
     delta = experimental - online
     worst = [row for row in np.argsort(delta, kind="stable")[:LOSING_QUERIES] if delta[row] < 0]
@@ -284,13 +181,9 @@ def _label_fingerprint(data: CampaignEvaluationData) -> dict:
         sbs.adjudication.task,
         sbs.adjudication.label,
     )
-    digest = hashlib.sha256()
-    for column in columns:
-        array = np.ascontiguousarray(np.asarray(column, dtype=float))
-        digest.update(np.int64(array.size).tobytes() + array.tobytes())
     labels = relevance.judgment_task.size + data.preferences.task_pk.size
     labels += len(relevance.adjudication.task) + len(sbs.adjudication.task)
-    return {"labels": int(labels), "sha256": digest.hexdigest()}
+    return {"labels": int(labels), "sha256": columns_sha256(columns)}
 
 
 def _work_coverage(data: CampaignEvaluationData) -> WorkCoverage:
@@ -336,7 +229,18 @@ def launch_report_build(
     )
     measures, primary = report_measures(campaign)
     grades, aggregation = aggregated_grades(campaign=campaign, relevance=data.relevance)
-    layout = _layout(data, grades)
+    relevance, rankings, sbs = data.relevance, data.rankings, data.side_by_side
+    layout = ranked_labels(
+        n_queries=len(data.queries),
+        n_models=len(data.models),
+        task_query=relevance.task_query,
+        task_document=relevance.task_document,
+        grades=grades,
+        ranking_model=rankings.model,
+        ranking_query=rankings.query,
+        ranking_document=rankings.document,
+        ranking_rank=rankings.rank,
+    )
     weights = data.queries.weight[layout.evaluated]
     models = []
     for index, ranking_model in enumerate(data.models):
@@ -344,7 +248,7 @@ def launch_report_build(
             layout.ranked[index], measures, judged_labels=layout.judged, settings=ranking_settings(campaign)
         )
         means = {name: weighted_mean(values, weights) for name, values in per_query.items()}
-        intervals = _mean_intervals(per_query, weights)
+        intervals = mean_intervals(per_query, weights)
         models.append(ModelScores(ranking_model.name, ranking_model.role, per_query, means, intervals))
 
     experimental = [scores.name for scores in models if not scores.is_online]
@@ -375,7 +279,19 @@ def launch_report_build(
                 seed=SEED,
             )
             deltas = dict(zip(measures, compared, strict=True))
-        query, verdict, strength, changed = _verdict_rows(data, index)
+        query, verdict, strength, changed = model_verdicts(
+            n_queries=len(data.queries),
+            model=index,
+            task_query=sbs.task_query,
+            task_model=sbs.task_model,
+            task_identical=sbs.task_identical,
+            preference_task=sbs.preference_task,
+            preference_verdict=sbs.preference_verdict,
+            preference_strength=sbs.preference_strength,
+            adjudication_task=sbs.adjudication.task,
+            adjudication_verdict=sbs.adjudication.label,
+            auto_same_identical=campaign.auto_same_identical,
+        )
         if campaign.gsb_scale != 5:
             strength = None
         gsb_arguments = {"n_queries": len(data.queries), "changed": changed, "strength": strength}
@@ -395,7 +311,6 @@ def launch_report_build(
             ),
         )
 
-    sbs = data.side_by_side
     coverage = Coverage(
         queries=len(data.queries),
         evaluated_queries=int(layout.evaluated.size),
