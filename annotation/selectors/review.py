@@ -7,6 +7,7 @@ from enum import StrEnum
 
 from django.db.models import Count, F, Max, Min, Q, QuerySet
 
+from annotation.disputes import grade_dispute, queue_rank, verdict_dispute
 from annotation.models import (
     Adjudication,
     Campaign,
@@ -56,8 +57,9 @@ class _Row:
 
     @property
     def rank(self) -> tuple:
-        """Most disputed first, then failed gold, then by kind and id; whether settled aside."""
-        return (-self.disagreement, not self.failed_gold, self.kind, self.task_pk)
+        return queue_rank(
+            dispute=self.disagreement, failed_gold=self.failed_gold, kind=self.kind, task_pk=self.task_pk
+        )
 
 
 class QueueItems:
@@ -96,8 +98,6 @@ def _queue_rows(campaign: Campaign, kind: TaskKind | None) -> list[_Row]:
     """
     rows = []
     if kind in (None, RELEVANCE):
-        scale = campaign.grade_values
-        grade_range = (max(scale) - min(scale)) or 1
         relevance_rows = (
             RelevanceTask.objects.filter(campaign=campaign)
             .annotate(
@@ -111,8 +111,9 @@ def _queue_rows(campaign: Campaign, kind: TaskKind | None) -> list[_Row]:
             .order_by()
             .values_list("pk", "low", "high", "n_off_gold", "adjudication__grade")
         )
+        scale = campaign.grade_values
         rows += [
-            _Row(RELEVANCE.name, pk, (high - low) / grade_range, n_off_gold > 0, adjudicated)
+            _Row(RELEVANCE.name, pk, grade_dispute(low, high, scale), n_off_gold > 0, adjudicated)
             for pk, low, high, n_off_gold, adjudicated in relevance_rows
             if high > low or n_off_gold or adjudicated is not None
         ]
@@ -131,8 +132,7 @@ def _queue_rows(campaign: Campaign, kind: TaskKind | None) -> list[_Row]:
             .values_list("pk", "n_good", "n_same", "n_bad", "n_off_gold", "adjudication__verdict")
         )
         for pk, n_good, n_same, n_bad, n_off_gold, adjudicated in verdict_rows:
-            used = [value for value, n in ((1, n_good), (0, n_same), (-1, n_bad)) if n]
-            spread = (max(used) - min(used)) / 2 if used else 0.0
+            spread = verdict_dispute(n_good, n_same, n_bad)
             if spread or n_off_gold or adjudicated:
                 rows.append(_Row(SIDE_BY_SIDE.name, pk, spread, n_off_gold > 0, adjudicated or None))
     rows.sort(key=lambda row: (row.adjudicated is not None, row.rank))
