@@ -10,6 +10,8 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from annotation.choices import Aggregation, Gain, GSBScale, SkipReason, TaskOrder, Verdict
+
 SHUFFLE_KEYS = 2**31
 
 
@@ -28,46 +30,6 @@ def default_scale() -> list[dict]:
 
 def default_cutoffs() -> list[int]:
     return [1, 3, 5, 10]
-
-
-class Gain(models.TextChoices):
-    EXPONENTIAL = "exponential", "Exponential (2^rel − 1)"
-    LINEAR = "linear", "Linear (rel)"
-
-
-class Aggregation(models.TextChoices):
-    MEAN = "mean", "Mean"
-    MEDIAN = "median", "Median"
-    MAJORITY = "majority", "Majority (ties to the lower grade)"
-    WEIGHTED = "weighted", "Reliability-weighted mean"
-    DAWID_SKENE = "dawid_skene", "Dawid–Skene"
-
-
-class GSBScale(models.IntegerChoices):
-    THREE_POINT = 3, "3-point (better / same / worse)"
-    FIVE_POINT = 5, "5-point (much / slightly better, same, slightly / much worse)"
-
-
-class Verdict(models.TextChoices):
-    """A side-by-side verdict, always relative to the experimental model."""
-
-    GOOD = "good", "Good"
-    SAME = "same", "Same"
-    BAD = "bad", "Bad"
-
-
-class TaskOrder(models.TextChoices):
-    """Which kind of task an annotator is handed first."""
-
-    INTERLEAVED = "interleaved", "Interleaved (side-by-side tasks from the start)"
-    RELEVANCE_FIRST = "relevance_first", "Relevance first"
-    SIDE_BY_SIDE_FIRST = "side_by_side_first", "Side by side first"
-
-
-class SkipReason(models.TextChoices):
-    CANT_LOAD = "cant_load", "Can't load"
-    FOREIGN_LANGUAGE = "foreign_language", "Foreign language"
-    DONT_UNDERSTAND = "dont_understand", "Don't understand"
 
 
 class Campaign(models.Model):

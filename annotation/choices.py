@@ -1,0 +1,44 @@
+"""The fixed vocabularies of campaigns and labels: gains, aggregations, the GSB scale, verdicts, task order,
+skip reasons. `annotation.models` uses them in its fields; the rest of the code reads them from there."""
+
+from django.db import models
+
+
+class Gain(models.TextChoices):
+    EXPONENTIAL = "exponential", "Exponential (2^rel − 1)"
+    LINEAR = "linear", "Linear (rel)"
+
+
+class Aggregation(models.TextChoices):
+    MEAN = "mean", "Mean"
+    MEDIAN = "median", "Median"
+    MAJORITY = "majority", "Majority (ties to the lower grade)"
+    WEIGHTED = "weighted", "Reliability-weighted mean"
+    DAWID_SKENE = "dawid_skene", "Dawid–Skene"
+
+
+class GSBScale(models.IntegerChoices):
+    THREE_POINT = 3, "3-point (better / same / worse)"
+    FIVE_POINT = 5, "5-point (much / slightly better, same, slightly / much worse)"
+
+
+class Verdict(models.TextChoices):
+    """A side-by-side verdict, always relative to the experimental model."""
+
+    GOOD = "good", "Good"
+    SAME = "same", "Same"
+    BAD = "bad", "Bad"
+
+
+class TaskOrder(models.TextChoices):
+    """Which kind of task an annotator is handed first."""
+
+    INTERLEAVED = "interleaved", "Interleaved (side-by-side tasks from the start)"
+    RELEVANCE_FIRST = "relevance_first", "Relevance first"
+    SIDE_BY_SIDE_FIRST = "side_by_side_first", "Side by side first"
+
+
+class SkipReason(models.TextChoices):
+    CANT_LOAD = "cant_load", "Can't load"
+    FOREIGN_LANGUAGE = "foreign_language", "Foreign language"
+    DONT_UNDERSTAND = "dont_understand", "Don't understand"
