@@ -106,7 +106,7 @@ def launch_page_urls(campaign) -> list[str]:
     ]
 
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+README = Path(__file__).resolve().parents[1] / "README.md"
 ROLES = ("anonymous", "annotator", "reviewer", "manager")
 # Who may use a route: everyone; any signed-in user; the role (superusers hold every role; reviewer
 # includes managers); staff (Django's admin site).

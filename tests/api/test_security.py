@@ -14,7 +14,9 @@ from annotation.services.labels import judgment_submit, preference_submit
 from tests.factories import ROUTES, route_url
 
 PAYLOAD = '<script>alert("xss")</script><img src=x onerror=alert(1)>"\'>'
-MODEL = "ex<img src=x onerror=alert(1)>\"'<b>"  # a model name is a URL segment: no slash
+# Model names are restricted at import (tests/annotation/test_campaign_import.py); these are the oddest allowed.
+ONLINE = "on+line@a:b"
+MODEL = "ex.-_+@:1"
 EVIL_URL = "javascript:alert(document.cookie)"
 JAVASCRIPT_HREF = re.compile(r"""(href|src|action)\s*=\s*["']?\s*(javascript|data|vbscript):""", re.I)
 
@@ -30,7 +32,7 @@ def hostile_bundle() -> dict:
         ],
         "settings": {"overlap": 1, "gsb_overlap": 1, "pool_depth": 2, "gsb_depth": 2},
         "models": [
-            {"name": f"on{PAYLOAD}", "role": "online"},
+            {"name": ONLINE, "role": "online"},
             {"name": MODEL, "role": "experimental"},
         ],
         "queries": [
@@ -42,7 +44,7 @@ def hostile_bundle() -> dict:
             {"id": "d3", "title": "", "url": "data:text/html,<script>alert(1)</script>", "body": PAYLOAD},
         ],
         "rankings": [
-            {"model": f"on{PAYLOAD}", "query": f"q{PAYLOAD}", "documents": [f"d1{PAYLOAD}", f"d2{PAYLOAD}"]},
+            {"model": ONLINE, "query": f"q{PAYLOAD}", "documents": [f"d1{PAYLOAD}", f"d2{PAYLOAD}"]},
             {"model": MODEL, "query": f"q{PAYLOAD}", "documents": ["d3", f"d1{PAYLOAD}"]},
         ],
     }
