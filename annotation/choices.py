@@ -1,7 +1,29 @@
-"""The fixed vocabularies of campaigns and labels: gains, aggregations, the GSB scale, verdicts, task order,
-skip reasons. `annotation.models` uses them in its fields; the rest of the code reads them from there."""
+"""The fixed vocabularies of campaigns and labels (gains, aggregations, the GSB scale, verdicts, task order,
+skip reasons) and the fields' default values. `annotation.models` uses them in its fields; the rest of the
+code reads them from there."""
+
+import random
 
 from django.db import models
+
+SHUFFLE_KEYS = 2**31
+
+
+def random_shuffle_key() -> int:
+    return random.randrange(SHUFFLE_KEYS)
+
+
+def default_scale() -> list[dict]:
+    return [
+        {"value": 0, "label": "Irrelevant", "description": "Has nothing to do with what the query asks for."},
+        {"value": 1, "label": "Somewhat relevant", "description": "On the topic, but answers little of it."},
+        {"value": 2, "label": "Relevant", "description": "Answers the query well, with something missing."},
+        {"value": 3, "label": "Perfect", "description": "Exactly what the query asks for."},
+    ]
+
+
+def default_cutoffs() -> list[int]:
+    return [1, 3, 5, 10]
 
 
 class Gain(models.TextChoices):

@@ -1,0 +1,49 @@
+"""The domain of a relevance campaign: what is judged, by whom, and how the labels are kept.
+
+Invariants the database can keep are constraints here; everything that changes state goes through
+`annotation.services`, never through `save()` overrides or signals.
+"""
+
+from annotation.choices import (
+    SHUFFLE_KEYS,
+    Aggregation,
+    Gain,
+    GSBScale,
+    SkipReason,
+    TaskOrder,
+    Verdict,
+    default_cutoffs,
+    default_scale,
+    random_shuffle_key,
+)
+from annotation.models.campaigns import Campaign, CampaignImport, Document, Query, Ranking, RankingModel
+from annotation.models.labels import Adjudication, AnnotatorExclusion, Judgment, LabelRevision, Preference
+from annotation.models.tasks import Assignment, HandedOutTask, RelevanceTask, SideBySideTask
+
+__all__ = [
+    "SHUFFLE_KEYS",
+    "Adjudication",
+    "Aggregation",
+    "AnnotatorExclusion",
+    "Assignment",
+    "Campaign",
+    "CampaignImport",
+    "Document",
+    "GSBScale",
+    "Gain",
+    "HandedOutTask",
+    "Judgment",
+    "LabelRevision",
+    "Preference",
+    "Query",
+    "Ranking",
+    "RankingModel",
+    "RelevanceTask",
+    "SideBySideTask",
+    "SkipReason",
+    "TaskOrder",
+    "Verdict",
+    "default_cutoffs",
+    "default_scale",
+    "random_shuffle_key",
+]

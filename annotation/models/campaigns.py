@@ -1,0 +1,199 @@
+"""Campaigns and what they judge: models (rankers), queries, documents, rankings, imports."""
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from annotation.choices import Aggregation, Gain, GSBScale, TaskOrder, default_cutoffs, default_scale
+
+
+class Campaign(models.Model):
+    name = models.CharField(max_length=200, unique=True)
+    description = models.TextField(blank=True)
+    guidelines = models.TextField(
+        blank=True, help_text="Plain text shown to annotators; line breaks are kept."
+    )
+    scale = models.JSONField(default=default_scale, help_text="Ordered grades: value, label, description.")
+    overlap = models.PositiveSmallIntegerField(default=3, help_text="Annotators per relevance task.")
+    gsb_overlap = models.PositiveSmallIntegerField(default=3, help_text="Annotators per side-by-side task.")
+    pool_depth = models.PositiveSmallIntegerField(
+        default=10, help_text="Top-k of every model pooled for grading."
+    )
+    gsb_depth = models.PositiveSmallIntegerField(
+        default=5, help_text="Results of each model shown side by side."
+    )
+    gsb_scale = models.PositiveSmallIntegerField(choices=GSBScale, default=GSBScale.THREE_POINT)
+    auto_same_identical = models.BooleanField(
+        default=True,
+        help_text="Record a side-by-side task as Same without asking when both lists are identical.",
+    )
+    cutoffs = models.JSONField(default=default_cutoffs, help_text="The k of every reported nDCG@k.")
+    gain = models.CharField(max_length=16, choices=Gain, default=Gain.EXPONENTIAL)
+    aggregation = models.CharField(max_length=16, choices=Aggregation, default=Aggregation.MEAN)
+    # The launch rule's thresholds (see metrics.compute.decision).
+    launch_min_gsb = models.FloatField(default=0.05, help_text="Smallest GSB that may launch.")
+    launch_alpha = models.FloatField(default=0.05, help_text="Significance level of the guarded measures.")
+    primary_measure = models.CharField(
+        max_length=32, default="nDCG@10", help_text="Decides when there are no side-by-side judgments."
+    )
+    # No decision is shown before the data is sufficient (see metrics.compute.decision).
+    min_queries = models.PositiveIntegerField(
+        default=30, help_text="Queries with complete side-by-side judgments needed before a decision."
+    )
+    min_coverage = models.FloatField(
+        default=0.9,
+        help_text="Share of side-by-side and of relevance tasks complete at their overlap before a decision.",
+    )
+    task_order = models.CharField(max_length=20, choices=TaskOrder, default=TaskOrder.INTERLEAVED)
+    # Who may annotate: every annotator when open, else its members only (reviewers and managers see all).
+    open_to_all = models.BooleanField(
+        default=True, help_text="Every annotator may work on it; otherwise only its members."
+    )
+    members = models.ManyToManyField(settings.AUTH_USER_MODEL, blank=True, related_name="member_campaigns")
+    # The quality page's guardrails: annotators below these are flagged (see metrics.compute.annotators).
+    flag_min_seconds = models.FloatField(
+        default=2.0, help_text="Flag a median below this many seconds a label."
+    )
+    flag_min_gold_accuracy = models.FloatField(default=0.5, help_text="Flag exact gold accuracy below this.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    archived_at = models.DateTimeField(
+        null=True, blank=True, help_text="Read-only and hidden from annotators."
+    )
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.CheckConstraint(condition=Q(overlap__gte=1), name="campaign_overlap_positive"),
+            models.CheckConstraint(condition=Q(gsb_overlap__gte=1), name="campaign_gsb_overlap_positive"),
+            models.CheckConstraint(condition=Q(pool_depth__gte=1), name="campaign_pool_depth_positive"),
+            models.CheckConstraint(condition=Q(gsb_depth__gte=1), name="campaign_gsb_depth_positive"),
+            models.CheckConstraint(
+                condition=Q(launch_alpha__gt=0) & Q(launch_alpha__lt=1), name="campaign_launch_alpha_in_0_1"
+            ),
+            models.CheckConstraint(condition=Q(min_queries__gte=1), name="campaign_min_queries_positive"),
+            models.CheckConstraint(
+                condition=Q(min_coverage__gte=0) & Q(min_coverage__lte=1), name="campaign_min_coverage_in_0_1"
+            ),
+            models.CheckConstraint(
+                condition=Q(flag_min_gold_accuracy__gte=0) & Q(flag_min_gold_accuracy__lte=1),
+                name="campaign_flag_min_gold_accuracy_in_0_1",
+            ),
+        ]
+
+    def __str__(self):
+        return self.name
+
+    @property
+    def grade_values(self) -> list[int]:
+        return [grade["value"] for grade in self.scale]
+
+
+class RankingModel(models.Model):
+    class Role(models.TextChoices):
+        ONLINE = "online", "Online (production)"
+        EXPERIMENTAL = "experimental", "Experimental"
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="models")
+    name = models.CharField(max_length=100)
+    role = models.CharField(max_length=16, choices=Role)
+
+    class Meta:
+        ordering = ["campaign", "role", "name"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "name"], name="ranking_model_name_unique"),
+            models.UniqueConstraint(
+                fields=["campaign"], condition=Q(role="online"), name="campaign_has_one_online_model"
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.name} ({self.role})"
+
+
+class Query(models.Model):
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="queries")
+    external_id = models.CharField(max_length=100)
+    text = models.TextField()
+    description = models.TextField(blank=True, help_text="The intent behind the query, shown to annotators.")
+    segment = models.CharField(max_length=100, blank=True, help_text="e.g. a locale, or head / tail.")
+    weight = models.FloatField(default=1.0)
+
+    class Meta:
+        ordering = ["campaign", "external_id"]
+        verbose_name_plural = "queries"
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "external_id"], name="query_external_id_unique"),
+            models.CheckConstraint(condition=Q(weight__gt=0), name="query_weight_positive"),
+        ]
+
+    def __str__(self):
+        return f"{self.external_id}: {self.text}"
+
+
+class Document(models.Model):
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="documents")
+    external_id = models.CharField(max_length=200)
+    title = models.TextField(blank=True)
+    url = models.TextField(blank=True)
+    body = models.TextField(blank=True, help_text="The body or a snippet of it.")
+
+    class Meta:
+        ordering = ["campaign", "external_id"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "external_id"], name="document_external_id_unique"),
+        ]
+
+    def __str__(self):
+        return self.title or self.external_id
+
+
+class Ranking(models.Model):
+    """One row of a model's result list for a query: the document at `rank` (1-based)."""
+
+    model = models.ForeignKey(RankingModel, on_delete=models.CASCADE, related_name="rankings")
+    query = models.ForeignKey(Query, on_delete=models.CASCADE, related_name="rankings")
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="rankings")
+    rank = models.PositiveIntegerField()
+    score = models.FloatField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["model", "query", "rank"]
+        constraints = [
+            models.UniqueConstraint(fields=["model", "query", "rank"], name="ranking_rank_unique"),
+            models.UniqueConstraint(fields=["model", "query", "document"], name="ranking_document_unique"),
+            models.CheckConstraint(condition=Q(rank__gte=1), name="ranking_rank_positive"),
+        ]
+
+    def __str__(self):
+        return f"{self.model_id}/{self.query_id} #{self.rank}: {self.document_id}"
+
+
+class CampaignImport(models.Model):
+    """A campaign created in the browser: uploaded files, checked in the background into a preview, then,
+    once a manager confirms, imported in the background in one transaction."""
+
+    class Status(models.TextChoices):
+        CHECKING = "checking", "Checking the files"
+        READY = "ready", "Ready to confirm"
+        INVALID = "invalid", "Refused: see the error"
+        IMPORTING = "importing", "Importing"
+        DONE = "done", "Imported"
+        FAILED = "failed", "Failed: nothing was written"
+        CANCELLED = "cancelled", "Cancelled: nothing was written"
+
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    folder = models.CharField(max_length=100, help_text="The uploaded files' folder under IMPORTS_DIR.")
+    bundle_file = models.CharField(max_length=255)
+    runs = models.JSONField(default=list, help_text="[{model, file}] of the uploaded TREC runs.")
+    status = models.CharField(max_length=16, choices=Status, default=Status.CHECKING)
+    preview = models.JSONField(null=True, blank=True)
+    error = models.TextField(blank=True)
+    campaign = models.ForeignKey(Campaign, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self):
+        return f"import {self.pk} of {self.bundle_file} ({self.status})"

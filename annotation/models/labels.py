@@ -1,0 +1,172 @@
+"""Labels: annotators' judgments and preferences, reviewers' adjudications, the label history, exclusions."""
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from annotation.choices import Verdict
+from annotation.models.campaigns import Campaign
+from annotation.models.tasks import RelevanceTask, SideBySideTask
+
+
+class Judgment(models.Model):
+    """One annotator's grade of a relevance task."""
+
+    task = models.ForeignKey(RelevanceTask, on_delete=models.CASCADE, related_name="judgments")
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="judgments"
+    )
+    grade = models.SmallIntegerField()
+    comment = models.TextField(blank=True)
+    seconds_spent = models.FloatField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["task", "annotator"]
+        constraints = [
+            models.UniqueConstraint(fields=["task", "annotator"], name="judgment_one_per_annotator"),
+            models.CheckConstraint(
+                condition=Q(seconds_spent__isnull=True) | Q(seconds_spent__gte=0),
+                name="judgment_seconds_positive",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.annotator}: {self.task} = {self.grade}"
+
+
+class Preference(models.Model):
+    """One annotator's side-by-side verdict, stored relative to the experimental model."""
+
+    task = models.ForeignKey(SideBySideTask, on_delete=models.CASCADE, related_name="preferences")
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="preferences"
+    )
+    experimental_on_left = models.BooleanField(help_text="Which side the experimental list was shown on.")
+    verdict = models.CharField(max_length=4, choices=Verdict)
+    strength = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="On the 5-point scale: 1 slightly, 2 much better or worse."
+    )
+    comment = models.TextField(blank=True)
+    seconds_spent = models.FloatField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["task", "annotator"]
+        constraints = [
+            models.UniqueConstraint(fields=["task", "annotator"], name="preference_one_per_annotator"),
+            models.CheckConstraint(
+                condition=Q(strength__isnull=True) | Q(strength__in=[1, 2]), name="preference_strength_1_or_2"
+            ),
+            models.CheckConstraint(
+                condition=~Q(verdict="same") | Q(strength__isnull=True),
+                name="preference_same_has_no_strength",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.annotator}: {self.task} = {self.verdict}"
+
+
+class Adjudication(models.Model):
+    """A reviewer's final label for a task; it replaces the aggregate, the raw labels stay."""
+
+    relevance_task = models.OneToOneField(
+        RelevanceTask, null=True, blank=True, on_delete=models.CASCADE, related_name="adjudication"
+    )
+    side_by_side_task = models.OneToOneField(
+        SideBySideTask, null=True, blank=True, on_delete=models.CASCADE, related_name="adjudication"
+    )
+    reviewer = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="adjudications"
+    )
+    grade = models.SmallIntegerField(null=True, blank=True)
+    verdict = models.CharField(max_length=4, choices=Verdict, blank=True)
+    reason = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-updated_at"]
+        constraints = [
+            models.CheckConstraint(
+                condition=(
+                    Q(relevance_task__isnull=False)
+                    & Q(grade__isnull=False)
+                    & Q(side_by_side_task__isnull=True)
+                )
+                | (Q(side_by_side_task__isnull=False) & ~Q(verdict="") & Q(relevance_task__isnull=True)),
+                name="adjudication_label_matches_task",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.grade if self.relevance_task_id else self.verdict} by {self.reviewer_id}"
+
+
+class LabelRevision(models.Model):
+    """The history of a label: who changed what, when, from which value to which."""
+
+    class Kind(models.TextChoices):
+        JUDGMENT = "judgment", "Relevance grade"
+        PREFERENCE = "preference", "Side-by-side verdict"
+        ADJUDICATION = "adjudication", "Adjudication"
+
+    kind = models.CharField(max_length=16, choices=Kind)
+    relevance_task = models.ForeignKey(
+        RelevanceTask, null=True, blank=True, on_delete=models.CASCADE, related_name="revisions"
+    )
+    side_by_side_task = models.ForeignKey(
+        SideBySideTask, null=True, blank=True, on_delete=models.CASCADE, related_name="revisions"
+    )
+    changed_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    old_value = models.CharField(max_length=32, blank=True, help_text="Empty when the label was created.")
+    new_value = models.CharField(max_length=32)
+    note = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(relevance_task__isnull=True) ^ Q(side_by_side_task__isnull=True),
+                name="label_revision_has_exactly_one_task",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.kind}: {self.old_value or '∅'} → {self.new_value}"
+
+
+class AnnotatorExclusion(models.Model):
+    """A manager's decision to leave an annotator's labels out of a campaign's aggregation, decision and
+    reports (the labels stay). Reinstating keeps the row: who excluded and reinstated, when and why."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="exclusions")
+    annotator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    reason = models.TextField()
+    excluded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    # Until confirmed, the overview shows the decision with and without the excluded labels.
+    confirmed_at = models.DateTimeField(null=True, blank=True)
+    reinstated_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    reinstated_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["campaign", "annotator"],
+                condition=Q(reinstated_at__isnull=True),
+                name="annotator_exclusion_one_in_force",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.annotator} excluded from {self.campaign}"
