@@ -47,6 +47,8 @@ class TaskErrorCode(StrEnum):
     NOT_LEASED = "not_leased"
     NOT_MEMBER = "not_member"
     STALE = "stale"
+    ARCHIVED = "archived"
+    EXCLUDED = "excluded"
 
 
 @dataclass

@@ -14,6 +14,8 @@ TASK_ERROR_STATUS = {
     TaskErrorCode.LEASE_EXPIRED_FULL: status.HTTP_409_CONFLICT,
     TaskErrorCode.NOT_MEMBER: status.HTTP_403_FORBIDDEN,
     TaskErrorCode.STALE: status.HTTP_409_CONFLICT,
+    TaskErrorCode.ARCHIVED: status.HTTP_409_CONFLICT,
+    TaskErrorCode.EXCLUDED: status.HTTP_403_FORBIDDEN,
 }
 
 

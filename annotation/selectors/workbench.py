@@ -93,9 +93,9 @@ def _annotator_progress(*, annotator, campaign_ids: list[int]) -> dict[int, dict
 
 
 def campaigns_open(*, annotator) -> QuerySet[Campaign]:
-    """The campaigns an annotator may work on: those open to all and those they are a member of."""
+    """The campaigns an annotator may work on: not archived, and open to all or with them as a member."""
     memberships = Campaign.members.through.objects.filter(user=annotator).values("campaign")
-    return Campaign.objects.filter(Q(open_to_all=True) | Q(pk__in=memberships))
+    return Campaign.objects.filter(Q(open_to_all=True) | Q(pk__in=memberships), archived_at__isnull=True)
 
 
 def annotator_campaigns(*, annotator) -> list[dict]:

@@ -21,6 +21,8 @@ def adjudication_set(
     """Create or replace the task's adjudication and record the change in its label history."""
     if not can_review(reviewer):
         raise PermissionDenied("only reviewers and managers adjudicate")
+    if task.campaign.archived_at is not None:
+        raise TaskError(TaskErrorCode.ARCHIVED, "This campaign is archived: it takes no more labels.")
     reason = (reason or "").strip()
     if not reason:
         raise TaskError(TaskErrorCode.INVALID_LABEL, "say why this label is final", field="reason")

@@ -22,7 +22,7 @@ from django.db.models import Case, F, OuterRef, Q, When
 from django.utils import timezone
 
 from annotation.errors import TaskError, TaskErrorCode
-from annotation.models import SHUFFLE_KEYS, Assignment, Campaign, SkipReason, TaskOrder
+from annotation.models import SHUFFLE_KEYS, AnnotatorExclusion, Assignment, Campaign, SkipReason, TaskOrder
 from annotation.selectors.workbench import row_count, task_candidates
 from annotation.task_kinds import RELEVANCE, SIDE_BY_SIDE, TASK_KINDS, TaskKind, assignment_task, task_kind
 
@@ -38,6 +38,12 @@ def task_next(*, annotator, campaign: Campaign) -> Assignment | None:
     tasks; SQLite runs the same code serially (its transactions are IMMEDIATE).
     """
     member_check(annotator=annotator, campaign=campaign)
+    if AnnotatorExclusion.objects.filter(
+        campaign=campaign, annotator=annotator, reinstated_at__isnull=True
+    ).exists():
+        raise TaskError(
+            TaskErrorCode.EXCLUDED, "Your labels in this campaign are no longer used; ask its manager."
+        )
     # One annotator's parallel requests (two tabs) queue here instead of taking two leases.
     get_user_model().objects.select_for_update().filter(pk=annotator.pk).first()
     now = timezone.now()
@@ -64,7 +70,9 @@ def _kinds_in_order(campaign: Campaign) -> list[TaskKind]:
 
 
 def member_check(*, annotator, campaign: Campaign) -> None:
-    """Refuse an annotator who may not work on the campaign (not open to all, and not a member)."""
+    """Refuse an archived campaign, and an annotator who may not work on it (not open to all nor a member)."""
+    if campaign.archived_at is not None:
+        raise TaskError(TaskErrorCode.ARCHIVED, "This campaign is archived: it takes no more labels.")
     if not campaign.open_to_all and not campaign.members.filter(pk=annotator.pk).exists():
         raise TaskError(TaskErrorCode.NOT_MEMBER, "You are not a member of this campaign.")
 
