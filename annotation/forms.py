@@ -6,7 +6,7 @@ from django import forms
 from django.conf import settings
 from django.contrib.auth.forms import AuthenticationForm
 
-from annotation.models import SkipReason
+from annotation.models import Aggregation, Gain, GSBScale, SkipReason, TaskOrder
 from annotation.roles import Role
 from annotation.selectors.people import campaign_member_candidates
 from annotation.selectors.review import QueueState
@@ -151,3 +151,68 @@ class ReviewQueueForm(forms.Form):
 
     def clean_kind(self) -> TaskKind | None:
         return kind_named(self.cleaned_data["kind"]) if self.cleaned_data["kind"] else None
+
+
+def _cutoff_list(text: str) -> list[int]:
+    try:
+        return [int(part) for part in text.replace(",", " ").split()]
+    except ValueError:
+        raise forms.ValidationError("whole numbers separated by commas, e.g. 1, 3, 5, 10") from None
+
+
+class CampaignSettingsForm(forms.Form):
+    """The settings page: fields parsed to the types the bundle's `settings` hold; their ranges and the
+    rules on what may still change are checked by `parse_campaign_change` and `campaign_change`, as for the
+    API."""
+
+    description = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
+    guidelines = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 6}))
+    scale = forms.JSONField(
+        widget=forms.Textarea(attrs={"rows": 8, "class": "mono"}),
+        help_text='A list of {"value", "label", "description"}; locked once anything is graded.',
+    )
+    overlap = forms.IntegerField(label="Annotators per relevance task")
+    gsb_overlap = forms.IntegerField(label="Annotators per side-by-side task")
+    pool_depth = forms.IntegerField(label="Pool depth (top-k of every model graded)")
+    gsb_depth = forms.IntegerField(label="Side-by-side depth (results shown per list)")
+    gsb_scale = forms.TypedChoiceField(choices=GSBScale.choices, coerce=int, label="Side-by-side scale")
+    auto_same_identical = forms.BooleanField(required=False, label="Identical lists count as Same unasked")
+    task_order = forms.ChoiceField(choices=TaskOrder.choices, label="Task order")
+    cutoffs = forms.CharField(label="nDCG cut-offs")
+    gain = forms.ChoiceField(choices=Gain.choices)
+    aggregation = forms.ChoiceField(choices=Aggregation.choices, label="Aggregation of grades")
+    primary_measure = forms.CharField(max_length=32, label="Primary measure")
+    launch_min_gsb = forms.FloatField(label="Smallest GSB that may launch")
+    launch_alpha = forms.FloatField(label="Significance level")
+    min_queries = forms.IntegerField(label="Queries with complete side-by-side judgments before a decision")
+    min_coverage = forms.FloatField(label="Share of tasks complete before a decision")
+    flag_min_seconds = forms.FloatField(label="Flag annotators with a median below (seconds a label)")
+    flag_min_gold_accuracy = forms.FloatField(label="Flag annotators with gold accuracy below")
+
+    OUTSIDE_SETTINGS = ("description", "guidelines", "scale")
+
+    def __init__(self, *args, scale_locked: bool, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["scale"].disabled = scale_locked  # a disabled field keeps its initial value
+
+    def clean_cutoffs(self) -> list[int]:
+        return _cutoff_list(self.cleaned_data["cutoffs"])
+
+    def change(self) -> dict:
+        """What was changed, in the shape `parse_campaign_change` reads."""
+        changed = {key: self.cleaned_data[key] for key in self.changed_data}
+        settings = {key: changed.pop(key) for key in list(changed) if key not in self.OUTSIDE_SETTINGS}
+        return {**changed, "settings": settings}
+
+
+class CampaignArchiveForm(forms.Form):
+    archived = forms.TypedChoiceField(choices=[("1", "archive"), ("0", "restore")], coerce=lambda v: v == "1")
+
+
+class ExclusionForm(forms.Form):
+    action = forms.ChoiceField(
+        choices=[("exclude", "exclude"), ("reinstate", "reinstate"), ("confirm", "confirm")]
+    )
+    annotator = forms.CharField(required=False, max_length=150)
+    reason = forms.CharField(required=False, max_length=5000, strip=True)
+    next = forms.CharField(required=False, max_length=2000)

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from annotation.views import campaigns, imports, people, review, workbench
+from annotation.views import campaigns, imports, people, review, settings, workbench
 
 app_name = "annotation"
 
@@ -15,6 +15,9 @@ urlpatterns = [
     ),
     path("campaigns/<int:campaign_id>/progress/", campaigns.progress, name="progress"),
     path("campaigns/<int:campaign_id>/members/", people.members, name="campaign_members"),
+    path("campaigns/<int:campaign_id>/settings/", settings.campaign_settings, name="campaign_settings"),
+    path("campaigns/<int:campaign_id>/archive/", settings.archive, name="campaign_archive"),
+    path("campaigns/<int:campaign_id>/exclusions/", settings.exclusions, name="campaign_exclusions"),
     path("campaigns/new/", imports.campaign_new, name="campaign_new"),
     path("campaigns/new/template.json", imports.campaign_template, name="campaign_template"),
     path("campaigns/imports/<int:import_id>/", imports.campaign_import, name="campaign_import"),

@@ -157,6 +157,9 @@ class CampaignReviewSerializer(CampaignDetailSerializer):
             "min_queries",
             "min_coverage",
             "task_order",
+            "flag_min_seconds",
+            "flag_min_gold_accuracy",
+            "archived_at",
         ]
 
 

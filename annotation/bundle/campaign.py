@@ -37,6 +37,8 @@ SETTING_DEFAULTS: dict[str, Any] = {
     "min_queries": 30,
     "min_coverage": 0.9,
     "task_order": TaskOrder.INTERLEAVED.value,
+    "flag_min_seconds": 2.0,
+    "flag_min_gold_accuracy": 0.5,
 }
 POSITIVE_INT_SETTINGS = ("overlap", "gsb_overlap", "pool_depth", "gsb_depth")
 # A model name is part of page addresses and download file names: no `/`, `.`/`..`, quotes or line breaks.
@@ -150,24 +152,31 @@ def parse_settings(raw: Any, reader: Reader) -> dict[str, Any]:
         raise reader.error(Code.INVALID_VALUE, "settings.launch_alpha", "must be between 0 and 1")
     if not 1 <= reader.get(settings, "min_queries", "settings.min_queries", int) <= 100_000:
         raise reader.error(Code.INVALID_VALUE, "settings.min_queries", "must be between 1 and 100000")
-    if not 0 <= reader.get(settings, "min_coverage", "settings.min_coverage", (int, float)) <= 1:
-        raise reader.error(Code.INVALID_VALUE, "settings.min_coverage", "must be between 0 and 1")
+    for key in ("min_coverage", "flag_min_gold_accuracy"):
+        if not 0 <= reader.get(settings, key, f"settings.{key}", (int, float)) <= 1:
+            raise reader.error(Code.INVALID_VALUE, f"settings.{key}", "must be between 0 and 1")
+    if not 0 <= reader.get(settings, "flag_min_seconds", "settings.flag_min_seconds", (int, float)) <= 3600:
+        raise reader.error(Code.INVALID_VALUE, "settings.flag_min_seconds", "must be between 0 and 3600")
     return settings
 
 
 CAMPAIGN_TEXTS = ("description", "guidelines")
+CHANGEABLE = (*CAMPAIGN_TEXTS, "scale", "settings")
 
 
 def parse_campaign_change(data: Any, current: dict[str, Any], source: str) -> dict[str, Any]:
-    """A change to a campaign (`description`, `guidelines` and any of `settings`), checked whole against
-    its current settings; returns the changed fields only."""
+    """A change to a campaign (`description`, `guidelines`, `scale` and any of `settings`), checked whole
+    against its current settings; returns the changed fields only. Whether a change is still allowed (the
+    scale once graded) is the service's call."""
     reader = Reader(source)
     data = reader.obj(reader.refuse_bad_text(data), "(top level)")
-    unknown = sorted(set(data) - {*CAMPAIGN_TEXTS, "settings"})
+    unknown = sorted(set(data) - set(CHANGEABLE))
     if unknown:
-        message = f"cannot be changed here ({', '.join([*CAMPAIGN_TEXTS, 'settings'])} can)"
+        message = f"cannot be changed here ({', '.join(CHANGEABLE)} can)"
         raise reader.error(Code.INVALID_VALUE, unknown[0], message)
     changes = {key: reader.text(data, key, key, required=False) for key in CAMPAIGN_TEXTS if key in data}
+    if "scale" in data:
+        changes["scale"] = parse_scale(data["scale"], reader)
     raw = reader.obj(data.get("settings") or {}, "settings")
     settings = parse_settings({**current, **raw}, reader)
     changes.update({key: settings[key] for key in raw})

@@ -1,6 +1,8 @@
-"""Campaign reads: one campaign, the API's lists, and a campaign's progress per annotator and task kind."""
+"""Campaign reads: one campaign, the API's lists, its settings page, and a campaign's progress per annotator
+and task kind."""
 
 import statistics
+from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
 from django.db.models import Count, Exists, F, Max, OuterRef, Q, QuerySet, Sum
@@ -9,8 +11,18 @@ from django.utils import timezone
 
 from annotation.errors import InputError
 from annotation.errors import InputErrorCode as Code
-from annotation.models import Assignment, Campaign, Judgment, Preference, Query, Ranking, RankingModel
+from annotation.models import (
+    Assignment,
+    Campaign,
+    Judgment,
+    Preference,
+    Query,
+    Ranking,
+    RankingModel,
+    RelevanceTask,
+)
 from annotation.roles import can_review
+from annotation.selectors.exclusions import ExclusionView, campaign_exclusions
 from annotation.selectors.workbench import campaigns_open, row_count
 from annotation.task_kinds import TASK_KINDS
 
@@ -30,6 +42,46 @@ def campaign_list(*, viewer, name: str = "") -> QuerySet[Campaign]:
     campaigns = Campaign.objects.all() if can_review(viewer) else campaigns_open(annotator=viewer)
     campaigns = campaigns.order_by("-created_at", "-pk")
     return campaigns.filter(name__icontains=name) if name else campaigns
+
+
+def campaign_graded(*, campaign: Campaign) -> bool:
+    """Whether any grade of the campaign exists (a judgment, a gold grade or a final grade): its scale is
+    fixed from then on."""
+    tasks = RelevanceTask.objects.filter(campaign=campaign)
+    return (
+        Judgment.objects.filter(task__campaign=campaign).exists()
+        or tasks.filter(Q(gold_grade__isnull=False) | Q(adjudication__isnull=False)).exists()
+    )
+
+
+def campaign_side_by_side_seen(*, campaign: Campaign) -> bool:
+    """Whether a side-by-side task was handed out or judged: its depth and scale are fixed from then on."""
+    return (
+        Assignment.objects.filter(side_by_side_task__campaign=campaign).exists()
+        or Preference.objects.filter(task__campaign=campaign).exists()
+    )
+
+
+@dataclass(frozen=True)
+class CampaignSettingsView:
+    scale_locked: bool
+    side_by_side_locked: bool  # gsb_depth and gsb_scale: tasks were handed out or judged
+    model_names: list[str]
+    annotators: list[str]  # everyone with a label in the campaign
+    exclusions: list[ExclusionView]
+
+
+def campaign_settings_view(*, campaign: Campaign) -> CampaignSettingsView:
+    graders = Judgment.objects.filter(task__campaign=campaign).values("annotator")
+    judges = Preference.objects.filter(task__campaign=campaign).values("annotator")
+    annotators = get_user_model().objects.filter(Q(pk__in=graders) | Q(pk__in=judges)).order_by("username")
+    return CampaignSettingsView(
+        scale_locked=campaign_graded(campaign=campaign),
+        side_by_side_locked=campaign_side_by_side_seen(campaign=campaign),
+        model_names=list(RankingModel.objects.filter(campaign=campaign).values_list("name", flat=True)),
+        annotators=list(annotators.values_list("username", flat=True)),
+        exclusions=campaign_exclusions(campaign=campaign),
+    )
 
 
 def ranking_model_list(*, campaign: Campaign, role: str = "", name: str = "") -> QuerySet[RankingModel]:

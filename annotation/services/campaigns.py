@@ -4,22 +4,22 @@ from collections import defaultdict
 
 import numpy as np
 from django.db import IntegrityError, connection, transaction
+from django.utils import timezone
 
 from annotation.bundle import CampaignBundle
 from annotation.errors import InputError
 from annotation.errors import InputErrorCode as Code
 from annotation.models import (
     SHUFFLE_KEYS,
-    Assignment,
     Campaign,
     Document,
-    Preference,
     Query,
     Ranking,
     RankingModel,
     RelevanceTask,
     SideBySideTask,
 )
+from annotation.selectors.campaigns import campaign_graded, campaign_side_by_side_seen
 from annotation.services.bulk import (
     BATCH_SIZE,
     Progress,
@@ -169,7 +169,7 @@ def model_rankings_replace(*, model: RankingModel, run: RankedRun, progress: Pro
     return int(run.rank.size)
 
 
-SIDE_BY_SIDE_SHAPE = ("gsb_depth", "gsb_scale")  # what annotators' verdicts were given on
+SIDE_BY_SIDE_SHAPE = ("gsb_depth", "gsb_scale")
 
 
 @transaction.atomic
@@ -180,11 +180,18 @@ def campaign_change(*, campaign: Campaign, changes: dict) -> Campaign:
     scale are fixed once anyone was handed a side-by-side task: verdicts compare the lists they saw.
     """
     campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
+    if campaign.archived_at is not None:
+        raise InputError(Code.INVALID_VALUE, "the campaign is archived: restore it to change it")
+    if "scale" in changes and changes["scale"] != campaign.scale and campaign_graded(campaign=campaign):
+        raise InputError(
+            Code.INVALID_VALUE,
+            "cannot change once anything was graded: the grades would change meaning",
+            field="scale",
+        )
     reshaped = [
         key for key in SIDE_BY_SIDE_SHAPE if key in changes and changes[key] != getattr(campaign, key)
     ]
-    handed_out = Assignment.objects.filter(side_by_side_task__campaign=campaign).exists()
-    if reshaped and (handed_out or Preference.objects.filter(task__campaign=campaign).exists()):
+    if reshaped and campaign_side_by_side_seen(campaign=campaign):
         raise InputError(
             Code.INVALID_VALUE,
             "cannot change once side-by-side tasks were handed out or judged: verdicts compare what was seen",
@@ -197,6 +204,15 @@ def campaign_change(*, campaign: Campaign, changes: dict) -> Campaign:
         SideBySideTask.objects.filter(campaign=campaign).delete()  # nobody saw them: built again below
     if reshaped or "pool_depth" in changes:
         campaign_pool_tasks(campaign=campaign)
+    return campaign
+
+
+@transaction.atomic
+def campaign_archive(*, campaign: Campaign, archived: bool) -> Campaign:
+    """Archive a campaign (read-only: no task handed out, no label or final label taken; hidden from
+    annotators; every report still reads) or bring it back. Nothing is deleted."""
+    campaign.archived_at = timezone.now() if archived else None
+    campaign.save(update_fields=["archived_at"])
     return campaign
 
 

@@ -1,0 +1,88 @@
+"""Managers' pages for one campaign's settings: texts, settings and scale, archiving, and which annotators'
+labels are left out."""
+
+from django.contrib import messages
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_http_methods, require_POST
+
+from annotation.bundle import SETTING_DEFAULTS, parse_campaign_change
+from annotation.errors import InputError
+from annotation.forms import CampaignArchiveForm, CampaignSettingsForm, ExclusionForm, form_errors_text
+from annotation.models import Campaign
+from annotation.previews import model_names_in
+from annotation.roles import can_manage, role_required
+from annotation.selectors.campaigns import campaign_settings_view
+from annotation.services.campaigns import campaign_archive, campaign_change
+from annotation.services.exclusions import annotator_exclude, annotator_reinstate, exclusions_confirm
+
+
+@role_required(can_manage)
+@require_http_methods(["GET", "POST"])
+def campaign_settings(request, campaign_id: int):
+    campaign = get_object_or_404(Campaign, pk=campaign_id)
+    view = campaign_settings_view(campaign=campaign)
+    initial = {
+        key: getattr(campaign, key) for key in (*SETTING_DEFAULTS, *CampaignSettingsForm.OUTSIDE_SETTINGS)
+    }
+    initial["cutoffs"] = ", ".join(map(str, campaign.cutoffs))
+    form = CampaignSettingsForm(request.POST or None, initial=initial, scale_locked=view.scale_locked)
+    if request.method == "POST" and form.is_valid():
+        current = {key: getattr(campaign, key) for key in SETTING_DEFAULTS}
+        try:
+            changes = parse_campaign_change(form.change(), current, "settings")
+            campaign = campaign_change(campaign=campaign, changes=changes)
+        except InputError as error:
+            form.add_error(None, str(error))
+        else:
+            messages.success(request, f"Settings of {campaign.name} saved.")
+            for warning in model_names_in([("guidelines", campaign.guidelines)], view.model_names):
+                messages.warning(request, warning)
+            return redirect("annotation:campaign_settings", campaign_id=campaign.pk)
+    context = {"campaign": campaign, "form": form, "view": view}
+    return render(request, "annotation/campaign_settings.html", context)
+
+
+@role_required(can_manage)
+@require_POST
+def archive(request, campaign_id: int):
+    campaign = get_object_or_404(Campaign, pk=campaign_id)
+    form = CampaignArchiveForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, form_errors_text(form))
+    else:
+        archived = form.cleaned_data["archived"]
+        campaign_archive(campaign=campaign, archived=archived)
+        what = "archived: read-only and hidden from annotators" if archived else "restored"
+        messages.success(request, f"{campaign.name} {what}.")
+    return redirect("annotation:campaign_settings", campaign_id=campaign.pk)
+
+
+@role_required(can_manage)
+@require_POST
+def exclusions(request, campaign_id: int):
+    """Exclude an annotator's labels, reinstate them, or confirm the exclusions; then back to `next`."""
+    campaign = get_object_or_404(Campaign, pk=campaign_id)
+    form = ExclusionForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, form_errors_text(form))
+        return redirect("annotation:campaign_settings", campaign_id=campaign.pk)
+    data = form.cleaned_data
+    try:
+        if data["action"] == "exclude":
+            annotator_exclude(
+                campaign=campaign, username=data["annotator"], by=request.user, reason=data["reason"]
+            )
+            messages.success(request, f"{data['annotator']}'s labels are left out of {campaign.name}.")
+        elif data["action"] == "reinstate":
+            annotator_reinstate(campaign=campaign, username=data["annotator"], by=request.user)
+            messages.success(request, f"{data['annotator']}'s labels count again in {campaign.name}.")
+        else:
+            exclusions_confirm(campaign=campaign)
+            messages.success(request, "Exclusions confirmed.")
+    except InputError as error:
+        messages.error(request, str(error))
+    back = data["next"]
+    if back and url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()}):
+        return redirect(back)
+    return redirect("annotation:campaign_settings", campaign_id=campaign.pk)

@@ -1,0 +1,145 @@
+"""The settings page, archiving and exclusions, as a manager uses them in the browser's forms."""
+
+import json
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.urls import reverse
+from rest_framework.test import APIClient
+
+from annotation.bundle import SETTING_DEFAULTS, JudgmentRow, PreferenceRow
+from annotation.errors import TaskError, TaskErrorCode
+from annotation.models import AnnotatorExclusion, Judgment, RelevanceTask
+from annotation.services.assignment import task_next
+from annotation.services.label_import import labels_import
+
+
+@pytest.fixture
+def manager(client, make_user):
+    client.force_login(make_user("boss", "manager"))
+    return client
+
+
+def settings_post(campaign, **changes) -> dict:
+    data = {
+        "description": campaign.description,
+        "guidelines": campaign.guidelines,
+        "scale": json.dumps(campaign.scale),
+        "cutoffs": ", ".join(map(str, campaign.cutoffs)),
+        **{
+            key: getattr(campaign, key)
+            for key in SETTING_DEFAULTS
+            if key not in ("cutoffs", "auto_same_identical")
+        },
+    }
+    if campaign.auto_same_identical:
+        data["auto_same_identical"] = "on"
+    data.update(changes)
+    return data
+
+
+def test_settings_are_saved_and_checked_as_by_the_api(manager, campaign):
+    url = reverse("annotation:campaign_settings", args=[campaign.pk])
+    assert manager.get(url).status_code == 200
+    page = manager.post(url, settings_post(campaign, guidelines="Read twice.", overlap=4, cutoffs="5, 1"))
+    assert page.status_code == 302
+    campaign.refresh_from_db()
+    assert (campaign.guidelines, campaign.overlap, campaign.cutoffs) == ("Read twice.", 4, [1, 5])
+    refused = manager.post(url, settings_post(campaign, launch_min_gsb="-5"))
+    assert refused.status_code == 200
+    assert "settings.launch_min_gsb: must be between -1 and 1" in refused.content.decode()
+    assert manager.post(url, settings_post(campaign, cutoffs="one")).status_code == 200
+    assert manager.post(url, settings_post(campaign, primary_measure="nDCG@x")).status_code == 200
+    campaign.refresh_from_db()
+    assert campaign.launch_min_gsb == 0.05 and campaign.cutoffs == [1, 5]
+
+
+def test_the_scale_changes_until_something_is_graded(manager, campaign, make_user):
+    url = reverse("annotation:campaign_settings", args=[campaign.pk])
+    scale = '[{"value": 0, "label": "No"}, {"value": 1, "label": "Yes"}]'
+    assert manager.post(url, settings_post(campaign, scale=scale)).status_code == 302
+    campaign.refresh_from_db()
+    assert campaign.grade_values == [0, 1]
+    labels_import(
+        campaign=campaign, judgments=[JudgmentRow(1, "ann", "q1", "d1", 1)], preferences=[], source="t"
+    )
+    page = manager.get(url).content.decode()
+    assert 'name="scale"' in page and "disabled" in page.split('name="scale"')[1].split(">")[0]
+    # A disabled field keeps the stored scale whatever is posted; the service refuses a change anyway.
+    manager.post(
+        url, settings_post(campaign, scale='[{"value": 0, "label": "a"}, {"value": 5, "label": "b"}]')
+    )
+    campaign.refresh_from_db()
+    assert campaign.grade_values == [0, 1]
+
+
+def test_an_archived_campaign_is_read_only_and_hidden_from_annotators(manager, campaign, make_user):
+    annotator = make_user("ann", "annotator")
+    api = APIClient()
+    api.force_authenticate(annotator)
+    held = api.post(f"/api/campaigns/{campaign.pk}/next-task/").json()
+    manager.post(reverse("annotation:campaign_archive", args=[campaign.pk]), {"archived": "1"})
+    campaign.refresh_from_db()
+    assert campaign.archived_at is not None
+    assert api.get("/api/campaigns/").json()["count"] == 0
+    assert api.post(f"/api/campaigns/{campaign.pk}/next-task/").status_code == 404
+    answer = api.post(f"/api/tasks/{held['id']}/judgment/", {"grade": 1}, format="json")
+    assert answer.status_code == 409 and answer.json()["code"] == "archived"
+    assert not Judgment.objects.exists()
+    page = manager.post(
+        reverse("annotation:campaign_settings", args=[campaign.pk]), settings_post(campaign, overlap=5)
+    )
+    assert "archived: restore it to change it" in page.content.decode()
+    assert manager.get(reverse("metrics:campaign_overview", args=[campaign.pk])).status_code == 200
+    manager.post(reverse("annotation:campaign_archive", args=[campaign.pk]), {"archived": "0"})
+    assert api.post(f"/api/campaigns/{campaign.pk}/next-task/").status_code == 200
+
+
+def test_excluding_an_annotator_frees_their_slots_and_reinstating_takes_them_back(
+    manager, campaign, make_user
+):
+    labels_import(
+        campaign=campaign,
+        judgments=[JudgmentRow(1, "speedy", "q1", doc, 0) for doc in ("d1", "d2", "d3")],
+        preferences=[PreferenceRow(2, "speedy", "q1", "exp", "bad")],
+        source="t",
+    )
+
+    def slots():
+        return sorted(RelevanceTask.objects.filter(campaign=campaign).values_list("slots_spent", flat=True))
+
+    before = slots()
+    url = reverse("annotation:campaign_exclusions", args=[campaign.pk])
+    manager.post(url, {"action": "exclude", "annotator": "speedy", "reason": "0.1 s a label"})
+    exclusion = AnnotatorExclusion.objects.get()
+    assert (exclusion.annotator.username, exclusion.excluded_by.username, exclusion.reason) == (
+        "speedy",
+        "boss",
+        "0.1 s a label",
+    )
+    assert sum(slots()) == sum(before) - 3
+    refused = manager.post(url, {"action": "exclude", "annotator": "speedy", "reason": "again"}, follow=True)
+    assert "already left out" in refused.content.decode()
+    with pytest.raises(TaskError) as refused_work:
+        task_next(annotator=get_user_model().objects.get(username="speedy"), campaign=campaign)
+    assert refused_work.value.code == TaskErrorCode.EXCLUDED
+    manager.post(url, {"action": "reinstate", "annotator": "speedy"})
+    exclusion.refresh_from_db()
+    assert exclusion.reinstated_by.username == "boss" and exclusion.reinstated_at is not None
+    assert slots() == before
+
+
+@pytest.mark.parametrize(
+    ("post", "message"),
+    [
+        ({"action": "exclude", "annotator": "nobody", "reason": "r"}, "no person named 'nobody'"),
+        ({"action": "exclude", "annotator": "ann", "reason": " "}, "say why these labels are left out"),
+        ({"action": "reinstate", "annotator": "ann"}, "labels are not left out"),
+        ({"action": "explode"}, "Select a valid choice"),
+    ],
+)
+def test_bad_exclusion_posts_are_messages(manager, campaign, make_user, post, message):
+    make_user("ann", "annotator")
+    page = manager.post(reverse("annotation:campaign_exclusions", args=[campaign.pk]), post, follow=True)
+    assert page.status_code == 200 and message in page.content.decode().replace("&#x27;", "'")
+    assert not AnnotatorExclusion.objects.exists()
