@@ -174,3 +174,53 @@ def side_bias(
         )
         for index in range(n_annotators)
     ]
+
+
+@dataclass(frozen=True)
+class FlagRule:
+    """When the quality page flags an annotator. A flag needs `min_labels` grades (speed, consensus) or
+    `min_gold` gold items (gold accuracy) to be raised at all."""
+
+    min_seconds: float = 2.0  # median seconds a grade
+    min_gold_accuracy: float = 0.5  # exact gold accuracy
+    alpha: float = 0.05  # side bias: family-wise, Bonferroni over the annotators tested
+    consensus_gap: float = 0.25  # consensus agreement this far below the median annotator's
+    min_labels: int = 10
+    min_gold: int = 5
+
+
+def annotator_flags(
+    quality: list[AnnotatorQuality], bias: list[SideBias], rule: FlagRule = FlagRule()
+) -> list[list[str]]:
+    """Each annotator's flags (reasons as sentences; empty when none), from their figures:
+
+    - speed: median seconds per grade below `rule.min_seconds`;
+    - gold: exact gold accuracy below `rule.min_gold_accuracy`;
+    - side bias: the binomial test's p-value below `rule.alpha / m`, m the annotators with a decisive
+      verdict (Bonferroni: under no bias at all, the chance of any such flag in a campaign is at most alpha);
+    - consensus: agreement with the consensus more than `rule.consensus_gap` below the median annotator's
+      (among those with `min_labels` grades; needs three such annotators).
+    """
+    if len(quality) != len(bias):
+        raise ValueError("quality and bias must have one entry per annotator")
+    tested = sum(1 for side in bias if side.n_decisive)
+    enough = [row for row in quality if row.n_judgments >= rule.min_labels and row.n_consensus]
+    typical = float(np.median([row.consensus_agreement for row in enough])) if len(enough) >= 3 else np.nan
+    flags: list[list[str]] = []
+    for row, side in zip(quality, bias, strict=True):
+        reasons = []
+        if row.n_judgments >= rule.min_labels and row.median_seconds < rule.min_seconds:
+            reasons.append(f"median {row.median_seconds:.1f} s a grade (under {rule.min_seconds:g} s)")
+        if row.n_gold >= rule.min_gold and row.gold_accuracy < rule.min_gold_accuracy:
+            accuracy = f"gold accuracy {row.gold_accuracy:.2f} on {row.n_gold} items"
+            reasons.append(f"{accuracy} (under {rule.min_gold_accuracy:g})")
+        if side.n_decisive and side.p_value < rule.alpha / tested:
+            reasons.append(
+                f"side bias: the left list favoured in {side.left_better_share:.0%} of {side.n_decisive} "
+                f"decisive verdicts (p = {side.p_value:.2g})"
+            )
+        if row in enough and row.consensus_agreement < typical - rule.consensus_gap:
+            agreement = f"agreement with consensus {row.consensus_agreement:.2f}"
+            reasons.append(f"{agreement}, the median annotator's {typical:.2f}")
+        flags.append(reasons)
+    return flags

@@ -158,7 +158,27 @@ def report_data(report: LaunchReport) -> dict:
         "comparisons": {name: comparison_data(comparison) for name, comparison in report.comparisons.items()},
         "agreement": agreement_data(report.agreement),
         "aggregation": aggregation_data(report.aggregation),
+        "exclusions": exclusions_data(report),
         "settings": report.settings,
+    }
+
+
+def exclusions_data(report: LaunchReport) -> dict:
+    """Whose labels the report leaves out, and every exclusion's record (who, why, when; reinstated)."""
+    return {
+        "left_out": report.excluded,
+        "record": [
+            {
+                "annotator": row.annotator,
+                "reason": row.reason,
+                "excluded_by": row.excluded_by,
+                "excluded_at": row.excluded_at.isoformat(),
+                "confirmed": row.confirmed,
+                "reinstated_by": row.reinstated_by,
+                "reinstated_at": row.reinstated_at.isoformat() if row.reinstated_at else None,
+            }
+            for row in report.exclusions
+        ],
     }
 
 

@@ -15,6 +15,7 @@ from django.db.models.functions import Cast
 
 from annotation.models import (
     Adjudication,
+    AnnotatorExclusion,
     Campaign,
     Document,
     Judgment,
@@ -166,19 +167,35 @@ def campaign_models(*, campaign: Campaign) -> list[CampaignModel]:
     return sorted(models, key=lambda model: (not model.is_online, model.name))
 
 
-def campaign_relevance_labels(*, campaign: Campaign, queries: CampaignQueries) -> RelevanceLabels:
+NO_ONE = np.zeros(0, dtype=np.int64)
+
+
+def excluded_annotators(*, campaign: Campaign) -> np.ndarray:
+    """The ids of the annotators whose labels a manager left out of the campaign (exclusions in force)."""
+    return np.fromiter(
+        AnnotatorExclusion.objects.filter(campaign=campaign, reinstated_at__isnull=True).values_list(
+            "annotator_id", flat=True
+        ),
+        dtype=np.int64,
+    )
+
+
+def campaign_relevance_labels(
+    *, campaign: Campaign, queries: CampaignQueries, excluded: np.ndarray = NO_ONE
+) -> RelevanceLabels:
     """`campaign_relevance_labels_later`, waited for."""
-    return campaign_relevance_labels_later(campaign=campaign, queries=queries).result()
+    return campaign_relevance_labels_later(campaign=campaign, queries=queries, excluded=excluded).result()
 
 
 def campaign_relevance_labels_later(
-    *, campaign: Campaign, queries: CampaignQueries
+    *, campaign: Campaign, queries: CampaignQueries, excluded: np.ndarray = NO_ONE
 ) -> Future[RelevanceLabels]:
     """Tasks (with their gold grades), adjudicated grades and judgments (with their seconds) in three queries
     of integer ids and numbers; the judgments' tasks are matched to the tasks by id in NumPy.
 
     The tasks and adjudications are read now; the judgments, the largest read, start on a second connection
     where they can run beside the caller's next reads (`read_beside`), and are matched to the tasks there.
+    The judgments of `excluded` annotators (ids) are left out.
     """
     task_pk, task_query_pk, task_document, gold_grade = fetch_columns(
         RelevanceTask.objects.filter(campaign=campaign)
@@ -207,6 +224,8 @@ def campaign_relevance_labels_later(
         # The tasks and their judgments are separate reads (on two connections), so a task pooled between
         # them may have judgments but no row: those are left out rather than matched to a neighbouring task.
         judgment_task, known = sorted_find(task_pk, judgment_task_pk)
+        if excluded.size:
+            known &= ~np.isin(annotator_pk, excluded)
         if not known.all():
             annotator_pk, grade, seconds = annotator_pk[known], grade[known], seconds[known]
             judgment_task = judgment_task[known]
@@ -259,8 +278,9 @@ def campaign_ranking_rows(
     )
 
 
-def campaign_preferences(*, campaign: Campaign) -> PreferenceRows:
-    """Every side-by-side verdict in one query, the verdict mapped to its number in SQL."""
+def campaign_preferences(*, campaign: Campaign, excluded: np.ndarray = NO_ONE) -> PreferenceRows:
+    """Every side-by-side verdict in one query, the verdict mapped to its number in SQL; those of `excluded`
+    annotators (ids) left out."""
     verdict = Case(*(When(verdict=name, then=int(value)) for name, value in VERDICT_VALUE.items()))
     task_pk, annotator_pk, value, strength, on_left = fetch_columns(
         Preference.objects.filter(task__campaign=campaign)
@@ -269,7 +289,14 @@ def campaign_preferences(*, campaign: Campaign) -> PreferenceRows:
         .values_list("task_id", "annotator_id", "value", "strength", "on_left"),
         "iiifi",
     )
-    return PreferenceRows(task_pk, annotator_pk, value.astype(float), strength, on_left.astype(bool))
+    kept = ~np.isin(annotator_pk, excluded) if excluded.size else slice(None)
+    return PreferenceRows(
+        task_pk[kept],
+        annotator_pk[kept],
+        value[kept].astype(float),
+        strength[kept],
+        on_left[kept].astype(bool),
+    )
 
 
 def campaign_side_by_side(
@@ -315,15 +342,17 @@ def evaluation_depth(campaign: Campaign) -> int:
     return max([campaign.pool_depth, campaign.gsb_depth, *campaign.cutoffs])
 
 
-def campaign_evaluation_data(*, campaign: Campaign) -> CampaignEvaluationData:
-    """Every input of a launch report; the judgments are read on a second connection meanwhile."""
+def campaign_evaluation_data(*, campaign: Campaign, with_excluded: bool = False) -> CampaignEvaluationData:
+    """Every input of a launch report; the judgments are read on a second connection meanwhile. The labels
+    of annotators a manager excluded are left out, unless `with_excluded`."""
+    excluded = NO_ONE if with_excluded else excluded_annotators(campaign=campaign)
     queries = campaign_queries(campaign=campaign)
-    relevance = campaign_relevance_labels_later(campaign=campaign, queries=queries)
+    relevance = campaign_relevance_labels_later(campaign=campaign, queries=queries, excluded=excluded)
     models = campaign_models(campaign=campaign)
     rankings = campaign_ranking_rows(
         campaign=campaign, queries=queries, models=models, depth=evaluation_depth(campaign)
     )
-    preferences = campaign_preferences(campaign=campaign)
+    preferences = campaign_preferences(campaign=campaign, excluded=excluded)
     side_by_side = campaign_side_by_side(
         campaign=campaign, queries=queries, models=models, preferences=preferences
     )
@@ -382,9 +411,11 @@ def aggregated_task_grades(*, campaign: Campaign, relevance: RelevanceLabels) ->
 
 
 def campaign_aggregated_labels(*, campaign: Campaign) -> AggregatedLabels:
-    """The campaign's aggregated labels by external ids (what a qrels file holds), in id order."""
+    """The campaign's aggregated labels by external ids (what a qrels file holds), in id order; excluded
+    annotators' labels left out."""
     queries = campaign_queries(campaign=campaign)
-    relevance = campaign_relevance_labels(campaign=campaign, queries=queries)
+    excluded = excluded_annotators(campaign=campaign)
+    relevance = campaign_relevance_labels(campaign=campaign, queries=queries, excluded=excluded)
     grades = aggregated_task_grades(campaign=campaign, relevance=relevance)
     labelled = ~np.isnan(grades)
     document_pk = relevance.task_document[labelled]

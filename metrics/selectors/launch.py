@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from annotation.models import Campaign, Judgment, Preference, RankingModel
 from annotation.selectors.campaigns import campaign_progress, models_without_rankings
+from annotation.selectors.exclusions import ExclusionView, campaign_exclusions
 from metrics.compute.decision import Coverage as WorkCoverage
 from metrics.compute.decision import Decision, LaunchRule, decide, work_coverage
 from metrics.compute.gsb import GSBSummary, gsb_by_segment, gsb_summary, model_verdicts
@@ -104,6 +105,13 @@ class LaunchReport:
     coverage: Coverage
     generated_at: datetime
     fingerprint: dict  # {"labels": count, "sha256": hash of every label}: tells two label sets apart
+    exclusions: list[ExclusionView]  # in force (left out of this report, unless `with_excluded`) and past
+    with_excluded: bool = False
+
+    @property
+    def excluded(self) -> list[str]:
+        """The annotators whose labels this report leaves out."""
+        return [] if self.with_excluded else [row.annotator for row in self.exclusions if row.in_force]
 
     @property
     def comparison(self) -> Comparison | None:
@@ -212,14 +220,16 @@ def launch_report_build(
     n_resamples: int = 10_000,
     n_bootstrap: int = 2_000,
     agreement: bool = True,
+    with_excluded: bool = False,
 ) -> LaunchReport:
     """Every model's measures, each experimental model against the online one, and the launch decision
     for `model` (default: the first experimental model). Raises ValueError for an unknown `model`.
 
     `n_resamples`: sign flips of each measure's randomization test and resamples of the GSB bootstrap;
     `n_bootstrap`: resamples of the measure deltas' bootstrap intervals (2,000 is ample for a 95% percentile
-    interval, and each costs a pass over every query, where a GSB resample costs a few multiply-adds)."""
-    data = campaign_evaluation_data(campaign=campaign)
+    interval, and each costs a pass over every query, where a GSB resample costs a few multiply-adds).
+    The labels of excluded annotators are left out unless `with_excluded` (the overview's comparison)."""
+    data = campaign_evaluation_data(campaign=campaign, with_excluded=with_excluded)
     quality = (
         campaign_quality_later(
             campaign=campaign, relevance=data.relevance, preferences=data.preferences, aggregation=False
@@ -337,6 +347,8 @@ def launch_report_build(
         coverage=coverage,
         generated_at=timezone.now(),
         fingerprint=_label_fingerprint(data),
+        exclusions=campaign_exclusions(campaign=campaign),
+        with_excluded=with_excluded,
     )
 
 
@@ -354,6 +366,8 @@ class CampaignOverview:
     per_day: list[DayCount]
     report: LaunchReport
     models_without_rankings: list[str]
+    # While exclusions are not confirmed: the same report with every label, to show both decisions.
+    report_with_excluded: LaunchReport | None = None
 
 
 def _labels_per_day(campaign: Campaign) -> list[DayCount]:
@@ -372,11 +386,16 @@ def _labels_per_day(campaign: Campaign) -> list[DayCount]:
 
 
 def campaign_overview(*, campaign: Campaign) -> CampaignOverview:
-    """Progress (per annotator, per day), agreement and the launch decision, in a fixed number of queries."""
+    """Progress (per annotator, per day), agreement and the launch decision, in a fixed number of queries;
+    while an exclusion waits for confirmation, the decision with every label too."""
+    report = launch_report_build(campaign=campaign)
+    unconfirmed = any(row.in_force and not row.confirmed for row in report.exclusions)
+    with_excluded = launch_report_build(campaign=campaign, with_excluded=True) if unconfirmed else None
     return CampaignOverview(
         campaign=campaign,
         progress=campaign_progress(campaign=campaign),
         per_day=_labels_per_day(campaign),
-        report=launch_report_build(campaign=campaign),
+        report=report,
         models_without_rankings=models_without_rankings(campaign=campaign),
+        report_with_excluded=with_excluded,
     )

@@ -1,7 +1,7 @@
 from django.shortcuts import get_object_or_404, render
 
 from annotation.models import Campaign
-from annotation.roles import can_review, role_required
+from annotation.roles import can_manage, can_review, role_required
 from config.routers import reads_from_replica
 from metrics.selectors.quality import campaign_quality
 
@@ -10,4 +10,5 @@ from metrics.selectors.quality import campaign_quality
 @reads_from_replica
 def quality(request, campaign_id: int):
     campaign = get_object_or_404(Campaign, pk=campaign_id)
-    return render(request, "metrics/quality.html", {"quality": campaign_quality(campaign=campaign)})
+    context = {"quality": campaign_quality(campaign=campaign), "can_manage": can_manage(request.user)}
+    return render(request, "metrics/quality.html", context)

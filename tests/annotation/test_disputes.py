@@ -18,10 +18,10 @@ def test_verdict_dispute_is_the_spread_over_bad_to_good():
 
 def test_most_disputed_first_then_failed_gold_then_kind_and_id():
     rows = [
-        dict(dispute=0.5, failed_gold=False, kind="relevance", task_pk=2),
-        dict(dispute=0.5, failed_gold=True, kind="side_by_side", task_pk=9),
-        dict(dispute=1.0, failed_gold=False, kind="side_by_side", task_pk=5),
-        dict(dispute=0.5, failed_gold=False, kind="relevance", task_pk=1),
+        {"dispute": 0.5, "failed_gold": False, "kind": "relevance", "task_pk": 2},
+        {"dispute": 0.5, "failed_gold": True, "kind": "side_by_side", "task_pk": 9},
+        {"dispute": 1.0, "failed_gold": False, "kind": "side_by_side", "task_pk": 5},
+        {"dispute": 0.5, "failed_gold": False, "kind": "relevance", "task_pk": 1},
     ]
     ordered = sorted(rows, key=lambda row: queue_rank(**row))
     assert [row["task_pk"] for row in ordered] == [5, 9, 1, 2]

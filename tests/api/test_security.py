@@ -14,7 +14,7 @@ from annotation.services.labels import judgment_submit, preference_submit
 from tests.factories import ROUTES, route_url
 
 PAYLOAD = '<script>alert("xss")</script><img src=x onerror=alert(1)>"\'>'
-# Model names are restricted at import (tests/annotation/test_campaign_import.py); these are the oddest allowed.
+# Model names are restricted at import (test_campaign_import.py); these are the oddest allowed.
 ONLINE = "on+line@a:b"
 MODEL = "ex.-_+@:1"
 EVIL_URL = "javascript:alert(document.cookie)"

@@ -34,18 +34,18 @@ def test_ranked_labels_put_each_models_grades_in_rank_order_and_skip_unlabelled_
 def test_model_verdicts_adjudication_replaces_and_identical_lists_count_as_same():
     # Tasks: 0 (query 0, model 0), 1 (query 1, model 0, identical lists), 2 (query 2, model 0, adjudicated,
     # no verdicts), 3 (query 0, model 1).
-    arguments = dict(
-        n_queries=3,
-        model=0,
-        task_query=np.array([0, 1, 2, 0]),
-        task_model=np.array([0, 0, 0, 1]),
-        task_identical=np.array([False, True, False, False]),
-        preference_task=np.array([0, 0, 3]),
-        preference_verdict=np.array([1.0, -1.0, 1.0]),
-        preference_strength=np.array([2.0, np.nan, 1.0]),
-        adjudication_task=np.array([2]),
-        adjudication_verdict=np.array([-1.0]),
-    )
+    arguments = {
+        "n_queries": 3,
+        "model": 0,
+        "task_query": np.array([0, 1, 2, 0]),
+        "task_model": np.array([0, 0, 0, 1]),
+        "task_identical": np.array([False, True, False, False]),
+        "preference_task": np.array([0, 0, 3]),
+        "preference_verdict": np.array([1.0, -1.0, 1.0]),
+        "preference_strength": np.array([2.0, np.nan, 1.0]),
+        "adjudication_task": np.array([2]),
+        "adjudication_verdict": np.array([-1.0]),
+    }
     query, verdict, strength, changed = model_verdicts(**arguments, auto_same_identical=True)
     assert query.tolist() == [0, 0, 1, 2] and verdict.tolist() == [1.0, -1.0, 0.0, -1.0]
     np.testing.assert_array_equal(strength, [2.0, np.nan, np.nan, np.nan])

@@ -50,7 +50,7 @@ def test_json_has_the_agreed_shape(worked):
     data = json.loads(report_render(launch_report_build(campaign=worked), "json"))
     assert set(data) == {
         *("campaign", "decision", "reasons", "models", "comparisons", "agreement", "settings"),
-        *("headline", "generated_at", "fingerprint", "coverage", "aggregation"),
+        *("headline", "generated_at", "fingerprint", "coverage", "aggregation", "exclusions"),
     }
     assert data["decision"] == "no_launch"
     assert data["reasons"] and all(isinstance(reason, str) for reason in data["reasons"])
