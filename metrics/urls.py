@@ -1,6 +1,6 @@
 from django.urls import path
 
-from metrics.views import launch, quality
+from metrics.views import explorer, launch, quality
 
 app_name = "metrics"
 
@@ -13,5 +13,6 @@ urlpatterns = [
         launch.report_download,
         name="launch_report",
     ),
+    path("campaigns/<int:campaign_id>/queries/", explorer.explorer, name="query_explorer"),
     path("campaigns/<int:campaign_id>/queries/<int:query_id>/", launch.query_detail, name="query_drilldown"),
 ]

@@ -244,3 +244,13 @@ def columns_sha256(columns) -> str:
         array = np.ascontiguousarray(np.asarray(column, dtype=float))
         digest.update(np.int64(array.size).tobytes() + array.tobytes())
     return digest.hexdigest()
+
+
+def disputed_tasks(task: np.ndarray, value: np.ndarray, *, n_tasks: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per task index: whether it has a label, and whether its labels differ (lowest below highest)."""
+    low = np.full(n_tasks, np.inf)
+    high = np.full(n_tasks, -np.inf)
+    np.minimum.at(low, task, value)
+    np.maximum.at(high, task, value)
+    labelled = np.bincount(task, minlength=n_tasks) > 0
+    return labelled, labelled & (high > low)

@@ -16,11 +16,12 @@ from django.utils import timezone
 from annotation.models import Campaign, Judgment, Preference, RankingModel
 from annotation.selectors.campaigns import campaign_progress, models_without_rankings
 from annotation.selectors.exclusions import ExclusionView, campaign_exclusions
+from annotation.selectors.labels import campaign_label_stamp
 from metrics.compute.decision import Coverage as WorkCoverage
 from metrics.compute.decision import Decision, LaunchRule, decide, work_coverage
 from metrics.compute.gsb import GSBSummary, gsb_by_segment, gsb_summary, model_verdicts
 from metrics.compute.labels import columns_sha256
-from metrics.compute.layout import ranked_labels
+from metrics.compute.layout import RankedLabels, ranked_labels
 from metrics.compute.ranking import Gain, RankingSettings, evaluate_ranked, mean_intervals, weighted_mean
 from metrics.compute.significance import PairedComparison, paired_comparisons
 from metrics.selectors.evaluation_data import (
@@ -213,6 +214,63 @@ def _work_coverage(data: CampaignEvaluationData) -> WorkCoverage:
     )
 
 
+@dataclass(frozen=True)
+class ModelsScored:
+    grades: np.ndarray  # aggregated, per relevance task
+    aggregation: AggregationFit
+    layout: RankedLabels
+    weights: np.ndarray  # of the evaluated queries
+    models: list[ModelScores]
+
+
+def scores_of_models(
+    *, campaign: Campaign, data: CampaignEvaluationData, measures: list[str]
+) -> ModelsScored:
+    """The aggregated grades, laid out in each model's rank order, and every model's per-query measures."""
+    grades, aggregation = aggregated_grades(campaign=campaign, relevance=data.relevance)
+    relevance, rankings = data.relevance, data.rankings
+    layout = ranked_labels(
+        n_queries=len(data.queries),
+        n_models=len(data.models),
+        task_query=relevance.task_query,
+        task_document=relevance.task_document,
+        grades=grades,
+        ranking_model=rankings.model,
+        ranking_query=rankings.query,
+        ranking_document=rankings.document,
+        ranking_rank=rankings.rank,
+    )
+    weights = data.queries.weight[layout.evaluated]
+    models = []
+    for index, ranking_model in enumerate(data.models):
+        per_query = evaluate_ranked(
+            layout.ranked[index], measures, judged_labels=layout.judged, settings=ranking_settings(campaign)
+        )
+        means = {name: weighted_mean(values, weights) for name, values in per_query.items()}
+        intervals = mean_intervals(per_query, weights)
+        models.append(ModelScores(ranking_model.name, ranking_model.role, per_query, means, intervals))
+    return ModelsScored(grades, aggregation, layout, weights, models)
+
+
+def verdicts_of_model(*, data: CampaignEvaluationData, model: int) -> tuple[np.ndarray, ...]:
+    """(query, verdict, strength) of one experimental model's verdicts and which queries' lists changed
+    (`metrics.compute.gsb.model_verdicts` on the campaign's columns)."""
+    sbs = data.side_by_side
+    return model_verdicts(
+        n_queries=len(data.queries),
+        model=model,
+        task_query=sbs.task_query,
+        task_model=sbs.task_model,
+        task_identical=sbs.task_identical,
+        preference_task=sbs.preference_task,
+        preference_verdict=sbs.preference_verdict,
+        preference_strength=sbs.preference_strength,
+        adjudication_task=sbs.adjudication.task,
+        adjudication_verdict=sbs.adjudication.label,
+        auto_same_identical=data.campaign.auto_same_identical,
+    )
+
+
 def launch_report_build(
     *,
     campaign: Campaign,
@@ -238,29 +296,9 @@ def launch_report_build(
         else None
     )
     measures, primary = report_measures(campaign)
-    grades, aggregation = aggregated_grades(campaign=campaign, relevance=data.relevance)
-    relevance, rankings, sbs = data.relevance, data.rankings, data.side_by_side
-    layout = ranked_labels(
-        n_queries=len(data.queries),
-        n_models=len(data.models),
-        task_query=relevance.task_query,
-        task_document=relevance.task_document,
-        grades=grades,
-        ranking_model=rankings.model,
-        ranking_query=rankings.query,
-        ranking_document=rankings.document,
-        ranking_rank=rankings.rank,
-    )
-    weights = data.queries.weight[layout.evaluated]
-    models = []
-    for index, ranking_model in enumerate(data.models):
-        per_query = evaluate_ranked(
-            layout.ranked[index], measures, judged_labels=layout.judged, settings=ranking_settings(campaign)
-        )
-        means = {name: weighted_mean(values, weights) for name, values in per_query.items()}
-        intervals = mean_intervals(per_query, weights)
-        models.append(ModelScores(ranking_model.name, ranking_model.role, per_query, means, intervals))
-
+    scored = scores_of_models(campaign=campaign, data=data, measures=measures)
+    layout, models = scored.layout, scored.models
+    sbs = data.side_by_side
     experimental = [scores.name for scores in models if not scores.is_online]
     if model is not None and model not in experimental:
         raise ValueError(f"no experimental model {model!r} in campaign {campaign.name!r}")
@@ -283,25 +321,13 @@ def launch_report_build(
             compared = paired_comparisons(
                 np.column_stack([online.per_query[name] for name in measures]),
                 np.column_stack([scores.per_query[name] for name in measures]),
-                weights=weights,
+                weights=scored.weights,
                 n_resamples=n_bootstrap,
                 n_flips=n_resamples,
                 seed=SEED,
             )
             deltas = dict(zip(measures, compared, strict=True))
-        query, verdict, strength, changed = model_verdicts(
-            n_queries=len(data.queries),
-            model=index,
-            task_query=sbs.task_query,
-            task_model=sbs.task_model,
-            task_identical=sbs.task_identical,
-            preference_task=sbs.preference_task,
-            preference_verdict=sbs.preference_verdict,
-            preference_strength=sbs.preference_strength,
-            adjudication_task=sbs.adjudication.task,
-            adjudication_verdict=sbs.adjudication.label,
-            auto_same_identical=campaign.auto_same_identical,
-        )
+        query, verdict, strength, changed = verdicts_of_model(data=data, model=index)
         if campaign.gsb_scale != 5:
             strength = None
         gsb_arguments = {"n_queries": len(data.queries), "changed": changed, "strength": strength}
@@ -325,7 +351,7 @@ def launch_report_build(
         queries=len(data.queries),
         evaluated_queries=int(layout.evaluated.size),
         relevance_tasks=data.relevance.n_tasks,
-        labelled_tasks=int((~np.isnan(grades)).sum()),
+        labelled_tasks=int((~np.isnan(scored.grades)).sum()),
         judgments=int(data.relevance.judgment_task.size),
         side_by_side_tasks=int(sbs.task_query.size),
         identical_tasks=int(sbs.task_identical.sum()),
@@ -343,7 +369,7 @@ def launch_report_build(
         comparisons=comparisons,
         model=model or (experimental[0] if comparisons else None),
         agreement=quality.result() if quality else None,
-        aggregation=aggregation,
+        aggregation=scored.aggregation,
         coverage=coverage,
         generated_at=timezone.now(),
         fingerprint=_label_fingerprint(data),
@@ -366,8 +392,15 @@ class CampaignOverview:
     per_day: list[DayCount]
     report: LaunchReport
     models_without_rankings: list[str]
+    label_stamp: str  # read before the labels: a page refreshes when it changes (annotation.selectors.labels)
     # While exclusions are not confirmed: the same report with every label, to show both decisions.
     report_with_excluded: LaunchReport | None = None
+
+    @property
+    def collecting(self) -> bool:
+        """Labels are still expected: no decision yet, or the decision waits for data."""
+        decision = self.report.decision
+        return decision is None or decision.outcome == "collecting"
 
 
 def _labels_per_day(campaign: Campaign) -> list[DayCount]:
@@ -388,6 +421,7 @@ def _labels_per_day(campaign: Campaign) -> list[DayCount]:
 def campaign_overview(*, campaign: Campaign) -> CampaignOverview:
     """Progress (per annotator, per day), agreement and the launch decision, in a fixed number of queries;
     while an exclusion waits for confirmation, the decision with every label too."""
+    stamp = campaign_label_stamp(campaign=campaign)
     report = launch_report_build(campaign=campaign)
     unconfirmed = any(row.in_force and not row.confirmed for row in report.exclusions)
     with_excluded = launch_report_build(campaign=campaign, with_excluded=True) if unconfirmed else None
@@ -397,5 +431,6 @@ def campaign_overview(*, campaign: Campaign) -> CampaignOverview:
         per_day=_labels_per_day(campaign),
         report=report,
         models_without_rankings=models_without_rankings(campaign=campaign),
+        label_stamp=stamp,
         report_with_excluded=with_excluded,
     )
