@@ -14,6 +14,7 @@ urlpatterns = [
         "campaigns/<int:campaign_id>/tasks/<int:assignment_id>/skip/", workbench.task_skip, name="task_skip"
     ),
     path("campaigns/<int:campaign_id>/progress/", campaigns.progress, name="progress"),
+    path("campaigns/<int:campaign_id>/labels/stamp/", campaigns.label_stamp, name="label_stamp"),
     path("campaigns/<int:campaign_id>/members/", people.members, name="campaign_members"),
     path("campaigns/<int:campaign_id>/settings/", settings.campaign_settings, name="campaign_settings"),
     path("campaigns/<int:campaign_id>/archive/", settings.archive, name="campaign_archive"),

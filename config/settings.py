@@ -218,6 +218,8 @@ API_TOKEN_DAYS = int(os.environ.get("API_TOKEN_DAYS", "0"))
 
 # How long a handed-out task stays reserved for its annotator.
 TASK_LEASE_MINUTES = int(os.environ.get("TASK_LEASE_MINUTES", "30"))
+# How often a results page of a campaign still collecting asks whether its labels changed.
+RESULTS_REFRESH_SECONDS = float(os.environ.get("RESULTS_REFRESH_SECONDS", "20"))
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

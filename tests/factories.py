@@ -172,6 +172,12 @@ ROUTES = [
     ("GET", "/campaigns/{campaign_id}/members/", "managers", "who may annotate the campaign"),
     ("POST", "/campaigns/{campaign_id}/members/", "managers", "open it to all, or choose its members"),
     ("GET", "/campaigns/{campaign_id}/settings/", "managers", "the campaign's texts, scale and settings"),
+    (
+        "GET",
+        "/campaigns/{campaign_id}/labels/stamp/",
+        "reviewers, managers",
+        "a stamp that changes with the labels (results pages poll it)",
+    ),
     ("POST", "/campaigns/{campaign_id}/settings/", "managers", "change them (checked as by the API)"),
     ("POST", "/campaigns/{campaign_id}/archive/", "managers", "archive (read-only, hidden) or restore"),
     (
@@ -206,6 +212,12 @@ ROUTES = [
         "/metrics/campaigns/{campaign_id}/compare/{model}/report.{format}",
         "reviewers, managers",
         "launch report download (json, html, csv, md)",
+    ),
+    (
+        "GET",
+        "/metrics/campaigns/{campaign_id}/queries/",
+        "reviewers, managers",
+        "query explorer: search, filter, sort every query",
     ),
     (
         "GET",

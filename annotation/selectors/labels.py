@@ -1,8 +1,32 @@
-"""Raw label exports: every label of a campaign as the JSONL objects `import_judgments` reads."""
+"""Raw label exports (every label of a campaign as the JSONL objects `import_judgments` reads) and the
+stamp that tells results pages their labels changed."""
 
 from collections.abc import Iterator
 
-from annotation.models import Campaign, Judgment, Preference
+from django.db.models import Count, Max, Q
+
+from annotation.models import Adjudication, AnnotatorExclusion, Campaign, Judgment, Preference
+
+
+def campaign_label_stamp(*, campaign: Campaign) -> str:
+    """A short text that changes whenever a label, final label or exclusion of the campaign does (counts
+    and latest change times, in four aggregate queries), for pages that refresh when new labels arrive."""
+    adjudications = Adjudication.objects.filter(
+        Q(relevance_task__campaign=campaign) | Q(side_by_side_task__campaign=campaign)
+    )
+    sources = (
+        (Judgment.objects.filter(task__campaign=campaign), ("updated_at",)),
+        (Preference.objects.filter(task__campaign=campaign), ("updated_at",)),
+        (adjudications, ("updated_at",)),
+        (AnnotatorExclusion.objects.filter(campaign=campaign), ("reinstated_at", "confirmed_at")),
+    )
+    parts = []
+    for rows, times in sources:
+        stats = rows.aggregate(n=Count("pk"), **{name: Max(name) for name in times})
+        parts.append(
+            ":".join([str(stats.pop("n")), *(f"{t.timestamp():.6f}" if t else "0" for t in stats.values())])
+        )
+    return "/".join(parts)
 
 
 def campaign_labels_export(*, campaign: Campaign) -> Iterator[dict]:

@@ -1,9 +1,11 @@
+from django.conf import settings
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.utils.http import content_disposition_header
 
 from annotation.models import Campaign, Query
 from annotation.roles import can_review, role_required
+from annotation.selectors.labels import campaign_label_stamp
 from config.routers import reads_from_replica
 from metrics.reports import CONTENT_TYPES, REPORT_FORMATS, report_filename, report_render
 from metrics.reports.data import chart_data, report_data
@@ -15,12 +17,15 @@ from metrics.selectors.launch import campaign_overview, launch_report_build
 @reads_from_replica
 def overview(request, campaign_id: int):
     campaign = get_object_or_404(Campaign, pk=campaign_id)
-    context = {"overview": campaign_overview(campaign=campaign), "report_formats": REPORT_FORMATS}
+    context = {
+        "overview": campaign_overview(campaign=campaign),
+        "report_formats": REPORT_FORMATS,
+        "refresh_ms": int(settings.RESULTS_REFRESH_SECONDS * 1000),
+    }
     return render(request, "metrics/overview.html", context)
 
 
-def _report(campaign_id: int, model: str):
-    campaign = get_object_or_404(Campaign, pk=campaign_id)
+def _report(campaign: Campaign, model: str):
     try:
         return launch_report_build(campaign=campaign, model=model)
     except ValueError:
@@ -30,9 +35,15 @@ def _report(campaign_id: int, model: str):
 @role_required(can_review)
 @reads_from_replica
 def comparison(request, campaign_id: int, model: str):
-    report = _report(campaign_id, model)
+    campaign = get_object_or_404(Campaign, pk=campaign_id)
+    stamp = campaign_label_stamp(
+        campaign=campaign
+    )  # before the labels: a change in between reloads once more
+    report = _report(campaign, model)
     data = report_data(report)
     context = {
+        "label_stamp": stamp,
+        "refresh_ms": int(settings.RESULTS_REFRESH_SECONDS * 1000),
         "report": report,
         "data": data,
         "selected": data["comparisons"][report.model],
@@ -47,7 +58,7 @@ def comparison(request, campaign_id: int, model: str):
 def report_download(request, campaign_id: int, model: str, format: str):
     if format not in REPORT_FORMATS:
         raise Http404("unknown report format")
-    report = _report(campaign_id, model)
+    report = _report(get_object_or_404(Campaign, pk=campaign_id), model)
     response = HttpResponse(
         report_render(report, format), content_type=f"{CONTENT_TYPES[format]}; charset=utf-8"
     )

@@ -170,3 +170,25 @@ def test_query_counts_do_not_grow_with_the_data(client, make_user, django_assert
             assert client.get(small_url).status_code == 200
         with django_assert_max_num_queries(len(counted.captured_queries)):
             assert client.get(large_url).status_code == 200
+
+
+def test_results_pages_refresh_while_collecting_and_the_stamp_follows_the_labels(client, campaign, make_user):
+    client.force_login(make_user("rev", "reviewer"))
+    stamp_url = reverse("annotation:label_stamp", args=[campaign.pk])
+    before = client.get(stamp_url).json()["stamp"]
+    overview = client.get(reverse("metrics:campaign_overview", args=[campaign.pk])).content.decode()
+    assert f'data-label-stamp="{before}"' in overview and "auto_refresh.js" in overview
+    comparison = client.get(reverse("metrics:comparison", args=[campaign.pk, "exp"])).content.decode()
+    assert f'data-label-stamp="{before}"' in comparison
+    labels_import(
+        campaign=campaign, judgments=[JudgmentRow(1, "a", "q1", "d1", 2)], preferences=[], source="t"
+    )
+    after = client.get(stamp_url).json()["stamp"]
+    assert after != before
+    assert client.get(stamp_url).json()["stamp"] == after
+
+
+def test_a_decided_campaign_does_not_poll(client, worked, make_user):
+    client.force_login(make_user("rev", "reviewer"))
+    overview = client.get(reverse("metrics:campaign_overview", args=[worked.pk])).content.decode()
+    assert "auto_refresh.js" not in overview and "data-label-stamp" not in overview
