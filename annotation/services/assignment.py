@@ -18,7 +18,7 @@ from datetime import timedelta
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.db.models import Case, F, OuterRef, Q, When
+from django.db.models import Case, Exists, F, OuterRef, Q, When
 from django.utils import timezone
 
 from annotation.errors import TaskError, TaskErrorCode
@@ -38,14 +38,16 @@ def task_next(*, annotator, campaign: Campaign) -> Assignment | None:
     tasks; SQLite runs the same code serially (its transactions are IMMEDIATE).
     """
     member_check(annotator=annotator, campaign=campaign)
-    if AnnotatorExclusion.objects.filter(
-        campaign=campaign, annotator=annotator, reinstated_at__isnull=True
-    ).exists():
+    # One annotator's parallel requests (two tabs) queue here instead of taking two leases; the same
+    # statement says whether a manager excluded their labels here.
+    excluded = AnnotatorExclusion.objects.filter(
+        campaign=campaign, annotator=OuterRef("pk"), reinstated_at__isnull=True
+    )
+    locked = get_user_model().objects.select_for_update(of=("self",)).filter(pk=annotator.pk)
+    if locked.annotate(excluded=Exists(excluded)).values_list("excluded", flat=True).first():
         raise TaskError(
             TaskErrorCode.EXCLUDED, "Your labels in this campaign are no longer used; ask its manager."
         )
-    # One annotator's parallel requests (two tabs) queue here instead of taking two leases.
-    get_user_model().objects.select_for_update().filter(pk=annotator.pk).first()
     now = timezone.now()
     leases_expire(now=now)
     own = _lease_own(annotator=annotator, campaign=campaign, now=now)
