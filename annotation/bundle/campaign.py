@@ -39,6 +39,8 @@ SETTING_DEFAULTS: dict[str, Any] = {
     "task_order": TaskOrder.INTERLEAVED.value,
     "flag_min_seconds": 2.0,
     "flag_min_gold_accuracy": 0.5,
+    "reuse_labels": True,
+    "reuse_max_age_days": 0,
 }
 POSITIVE_INT_SETTINGS = ("overlap", "gsb_overlap", "pool_depth", "gsb_depth")
 # A model name is part of page addresses and download file names: no `/`, `.`/`..`, quotes or line breaks.
@@ -81,6 +83,7 @@ class CampaignBundle:
     documents: list[DocumentRow]
     # model name -> query id -> document ids in rank order
     rankings: dict[str, dict[str, list[str]]] = field(default_factory=dict)
+    standard: str = ""  # the judging standard's name: its label pool serves this campaign
     # (query id, document id) -> known grade; (query id, experimental model) -> known verdict
     gold_grades: dict[tuple[str, str], int] = field(default_factory=dict)
     gold_verdicts: dict[tuple[str, str], str] = field(default_factory=dict)
@@ -137,6 +140,11 @@ def parse_settings(raw: Any, reader: Reader) -> dict[str, Any]:
                 Code.INVALID_VALUE, f"settings.{key}", f"must be one of {', '.join(map(str, allowed))}"
             )
     reader.get(settings, "auto_same_identical", "settings.auto_same_identical", bool)
+    reader.get(settings, "reuse_labels", "settings.reuse_labels", bool)
+    if not 0 <= reader.get(settings, "reuse_max_age_days", "settings.reuse_max_age_days", int) <= 36500:
+        raise reader.error(
+            Code.INVALID_VALUE, "settings.reuse_max_age_days", "must be between 0 (any age) and 36500"
+        )
     measure = reader.get(settings, "primary_measure", "settings.primary_measure", str)
     try:
         settings["primary_measure"] = str(parse_measure(measure))
@@ -192,6 +200,7 @@ def parse_bundle(data: Any, source: str, *, require_rankings: bool = True) -> Ca
         name=reader.text(data, "name", "name", max_length=200),
         description=reader.text(data, "description", "description", required=False),
         guidelines=reader.text(data, "guidelines", "guidelines", required=False),
+        standard=reader.text(data, "standard", "standard", required=False, max_length=100),
         scale=scale,
         settings=parse_settings(data.get("settings") or {}, reader),
         models=_parse_models(reader.items(data, "models"), reader),

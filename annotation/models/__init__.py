@@ -16,7 +16,15 @@ from annotation.choices import (
     default_scale,
     random_shuffle_key,
 )
-from annotation.models.campaigns import Campaign, CampaignImport, Document, Query, Ranking, RankingModel
+from annotation.models.campaigns import (
+    Campaign,
+    CampaignImport,
+    Document,
+    JudgingStandard,
+    Query,
+    Ranking,
+    RankingModel,
+)
 from annotation.models.labels import Adjudication, AnnotatorExclusion, Judgment, LabelRevision, Preference
 from annotation.models.tasks import Assignment, HandedOutTask, RelevanceTask, SideBySideTask
 
@@ -32,6 +40,7 @@ __all__ = [
     "GSBScale",
     "Gain",
     "HandedOutTask",
+    "JudgingStandard",
     "Judgment",
     "LabelRevision",
     "Preference",

@@ -1,10 +1,31 @@
-"""Campaigns and what they judge: models (rankers), queries, documents, rankings, imports."""
+"""Campaigns and what they judge: judging standards, models (rankers), queries, documents, rankings,
+imports."""
 
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
 from annotation.choices import Aggregation, Gain, GSBScale, TaskOrder, default_cutoffs, default_scale
+
+
+class JudgingStandard(models.Model):
+    """A scale and guidelines under a name: labels made under one version serve every campaign of that
+    version (the label pool). Changed guidelines or scale make a new version, so labels never mix."""
+
+    name = models.CharField(max_length=100)
+    version = models.PositiveIntegerField()
+    scale = models.JSONField()
+    guidelines = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name", "-version"]
+        constraints = [
+            models.UniqueConstraint(fields=["name", "version"], name="judging_standard_unique_version"),
+        ]
+
+    def __str__(self):
+        return f"{self.name} v{self.version}"
 
 
 class Campaign(models.Model):
@@ -55,6 +76,16 @@ class Campaign(models.Model):
         default=2.0, help_text="Flag a median below this many seconds a label."
     )
     flag_min_gold_accuracy = models.FloatField(default=0.5, help_text="Flag exact gold accuracy below this.")
+    # Labels from the pool of the campaign's standard: used at all, and how old they may be (0: any age).
+    standard = models.ForeignKey(
+        JudgingStandard, on_delete=models.PROTECT, null=True, blank=True, related_name="campaigns"
+    )
+    reuse_labels = models.BooleanField(
+        default=True, help_text="Count earlier campaigns' labels of its standard."
+    )
+    reuse_max_age_days = models.PositiveIntegerField(
+        default=0, help_text="Oldest reused label, in days; 0: any."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     archived_at = models.DateTimeField(
         null=True, blank=True, help_text="Read-only and hidden from annotators."

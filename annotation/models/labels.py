@@ -21,6 +21,10 @@ class Judgment(models.Model):
     seconds_spent = models.FloatField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+    # A copy of an earlier campaign's label under the same judging standard (the original, never a copy).
+    reused_from = models.ForeignKey(
+        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
 
     class Meta:
         ordering = ["task", "annotator"]
@@ -52,6 +56,9 @@ class Preference(models.Model):
     seconds_spent = models.FloatField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+    reused_from = models.ForeignKey(
+        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
 
     class Meta:
         ordering = ["task", "annotator"]

@@ -55,6 +55,9 @@ class SideBySideTask(HandedOutTask):
         default=False, help_text="Both top-gsb_depth lists are the same documents in the same order."
     )
     gold_verdict = models.CharField(max_length=4, choices=Verdict, blank=True)
+    # What annotators are shown (query, both top lists with every document's content), hashed: an earlier
+    # campaign's task with the same hash showed exactly this, so its verdicts may be reused.
+    lists_hash = models.CharField(max_length=64, blank=True, db_index=True)
 
     class Meta:
         ordering = ["campaign", "query", "experimental_model"]

@@ -27,6 +27,12 @@ from annotation.services.bulk import (
     integer_rows_insert,
     rows_insert,
 )
+from annotation.services.label_pool import (
+    labels_reuse,
+    reused_labels_refresh,
+    side_by_side_hashes_set,
+    standard_for,
+)
 from trec.files import RankedRun
 
 
@@ -64,6 +70,11 @@ def campaign_import(
             )
         rankings[name] = run
 
+    standard = (
+        standard_for(name=bundle.standard, scale=bundle.scale, guidelines=bundle.guidelines)
+        if bundle.standard
+        else None
+    )
     try:
         with transaction.atomic():  # a savepoint: another import of the same name may commit first
             campaign = Campaign.objects.create(
@@ -71,6 +82,7 @@ def campaign_import(
                 description=bundle.description,
                 guidelines=bundle.guidelines,
                 scale=bundle.scale,
+                standard=standard,
                 **bundle.settings,
             )
     except IntegrityError:
@@ -104,6 +116,7 @@ def campaign_import(
         _rankings_insert(model_pk[name], run, query_pk, document_pk, progress)
     campaign_pool_tasks(campaign=campaign)
     _gold_set(campaign, bundle)
+    labels_reuse(campaign=campaign)
     return campaign
 
 
@@ -199,11 +212,24 @@ def campaign_change(*, campaign: Campaign, changes: dict) -> Campaign:
         )
     for key, value in changes.items():
         setattr(campaign, key, value)
-    campaign.save(update_fields=list(changes))
+    fields = list(changes)
+    if campaign.standard_id is not None and {"scale", "guidelines"} & set(changes):
+        # Other guidelines or another scale is another standard: a new version, a pool of its own.
+        campaign.standard = standard_for(
+            name=campaign.standard.name, scale=campaign.scale, guidelines=campaign.guidelines
+        )
+        fields.append("standard")
+    campaign.save(update_fields=fields)
     if reshaped:
         SideBySideTask.objects.filter(campaign=campaign).delete()  # nobody saw them: built again below
     if reshaped or "pool_depth" in changes:
         campaign_pool_tasks(campaign=campaign)
+    if (
+        {"reuse_labels", "reuse_max_age_days", "standard"} & set(fields)
+        or reshaped
+        or "pool_depth" in changes
+    ):
+        reused_labels_refresh(campaign=campaign)
     return campaign
 
 
@@ -253,6 +279,8 @@ def campaign_pool_tasks(*, campaign: Campaign) -> tuple[int, int]:
         and (model.pk, query_id) in top_lists
     ]
     bulk_create_batched(SideBySideTask, side_by_side)
+    if campaign.standard_id is not None:
+        side_by_side_hashes_set(campaign=campaign, top_lists=top_lists)
     return pooled, len(side_by_side)
 
 
