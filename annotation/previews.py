@@ -30,6 +30,7 @@ class ImportPreview:
     side_by_side_tasks: int
     identical_lists: int
     warnings: list[str] = field(default_factory=list)
+    reuse: dict | None = None  # the label pool's contribution (`ReuseSummary.as_dict`), when it has one
 
     def as_dict(self) -> dict:
         return asdict(self)

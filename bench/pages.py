@@ -48,7 +48,8 @@ def pages(database: str) -> list[tuple[str, str]]:
 import json, django
 django.setup()
 from annotation.models import Campaign, Query, RankingModel, RelevanceTask, SideBySideTask
-campaign = Campaign.objects.get()
+from annotation.services.demo import DEMO_NAME
+campaign = Campaign.objects.get(name=DEMO_NAME)
 print(json.dumps({
     "campaign": campaign.pk,
     "model": RankingModel.objects.filter(campaign=campaign, role="experimental").first().name,

@@ -1,11 +1,62 @@
-"""Raw label exports (every label of a campaign as the JSONL objects `import_judgments` reads) and the
-stamp that tells results pages their labels changed."""
+"""Raw label exports (every label of a campaign as the JSONL objects `import_judgments` reads), what the
+label pool gave a campaign, and the stamp that tells results pages their labels changed."""
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from django.db.models import Count, Max, Q
 
-from annotation.models import Adjudication, AnnotatorExclusion, Campaign, Judgment, Preference
+from annotation.models import (
+    Adjudication,
+    AnnotatorExclusion,
+    Campaign,
+    Judgment,
+    Preference,
+    RelevanceTask,
+    SideBySideTask,
+)
+
+
+@dataclass(frozen=True)
+class ReuseSummary:
+    standard: str  # "name vN", "" without one
+    judgments: int  # grades copied from earlier campaigns of the standard
+    preferences: int  # verdicts copied
+    relevance_tasks: int  # relevance tasks the copies complete (nobody is asked)
+    side_by_side_tasks: int
+
+    @property
+    def labels(self) -> int:
+        return self.judgments + self.preferences
+
+    def as_dict(self) -> dict:
+        return {
+            "standard": self.standard,
+            "labels": self.labels,
+            "judgments": self.judgments,
+            "preferences": self.preferences,
+            "relevance_tasks": self.relevance_tasks,
+            "side_by_side_tasks": self.side_by_side_tasks,
+        }
+
+
+def campaign_reuse_summary(*, campaign: Campaign) -> ReuseSummary:
+    """How many labels the campaign took from its standard's pool, and how many tasks they complete."""
+    reused = {"judgments__reused_from__isnull": False}
+    tasks = RelevanceTask.objects.filter(campaign=campaign)
+    complete = tasks.annotate(n=Count("judgments", filter=Q(**reused))).filter(n__gte=campaign.overlap)
+    verdicts = {"preferences__reused_from__isnull": False}
+    sbs = SideBySideTask.objects.filter(campaign=campaign)
+    sbs_complete = sbs.annotate(n=Count("preferences", filter=Q(**verdicts))).filter(
+        n__gte=campaign.gsb_overlap
+    )
+    return ReuseSummary(
+        standard=str(campaign.standard) if campaign.standard_id else "",
+        judgments=Judgment.objects.filter(task__campaign=campaign, reused_from__isnull=False).count(),
+        preferences=Preference.objects.filter(task__campaign=campaign, reused_from__isnull=False).count(),
+        relevance_tasks=complete.count(),
+        side_by_side_tasks=sbs_complete.count(),
+    )
 
 
 def campaign_label_stamp(*, campaign: Campaign) -> str:

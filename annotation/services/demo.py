@@ -3,6 +3,9 @@
 Labels come from simulated raters who mostly agree with a latent truth (annotation/demo/truth.json),
 one of them careless and one leaning to the left side, so that agreement, gold and bias figures have
 something to show. They are loaded through the same label import a team would use.
+
+A second campaign, the next week's, compares a newer re-ranker under the same judging standard: it starts
+with the first week's labels wherever the same query, document or pair of lists comes back.
 """
 
 import json
@@ -22,6 +25,7 @@ from annotation.services.label_import import labels_import
 from annotation.services.people import campaign_members_set
 
 DEMO_DIR = Path(__file__).resolve().parent.parent / "demo"
+DEMO_NAME = "Demo: web search ranker v2"  # annotation/demo/campaign.json's name
 DEMO_PASSWORD = "demo"
 DEMO_USERS = {
     "manager": Role.MANAGER,
@@ -39,6 +43,7 @@ SIMULATED_RATERS = {
     "rater_eli": (0.8, 0.8),
 }
 JUDGED_SHARE = 0.6  # of the queries, so annotators still find work
+WEEK_2 = ("Demo: web search ranker v3 (week 2)", "neural-rerank-v3")
 GOLD_TASKS = 12
 
 
@@ -107,7 +112,7 @@ def demo_load() -> tuple[Campaign, bool]:
     """Load the demo; idempotent. Returns the campaign and whether it was created now."""
     demo_users_ensure()
     data = json.loads((DEMO_DIR / "campaign.json").read_text(encoding="utf-8"))
-    existing = Campaign.objects.filter(name=data["name"]).first()
+    existing = Campaign.objects.filter(name=DEMO_NAME).first()
     if existing:
         return existing, False
     truth = json.loads((DEMO_DIR / "truth.json").read_text(encoding="utf-8"))
@@ -126,4 +131,23 @@ def demo_load() -> tuple[Campaign, bool]:
         username__in=[u for u, r in DEMO_USERS.items() if r != Role.MANAGER]
     )
     campaign_members_set(campaign=campaign, open_to_all=False, members=team)
+    week_2 = campaign_import(bundle=parse_bundle(_week_2(data), "annotation/demo/campaign.json (week 2)"))
+    campaign_members_set(campaign=week_2, open_to_all=False, members=team)
     return campaign, True
+
+
+def _week_2(data: dict) -> dict:
+    """The next week's campaign: the same queries, documents and production ranker against a newer model,
+    which keeps last week's list on every other query and reorders the rest (swaps ranks 2 and 4)."""
+    name, model = WEEK_2
+    week = json.loads(json.dumps(data))
+    experimental = next(m["name"] for m in week["models"] if m["role"] == "experimental")
+    week["name"] = name
+    week["description"] = f"The week after: {model} against the production ranker, under the same standard."
+    week["models"] = [{**m, "name": model} if m["name"] == experimental else m for m in week["models"]]
+    for index, ranking in enumerate(r for r in week["rankings"] if r["model"] == experimental):
+        ranking["model"] = model
+        documents = ranking["documents"]
+        if index % 2 and len(documents) >= 4:
+            documents[1], documents[3] = documents[3], documents[1]
+    return week

@@ -18,8 +18,9 @@ from django.utils import timezone
 from annotation.bundle import CampaignBundle, load_json, load_run, parse_bundle, ranking_rows
 from annotation.errors import InputError
 from annotation.errors import InputErrorCode as Code
-from annotation.models import CampaignImport
+from annotation.models import CampaignImport, JudgingStandard
 from annotation.previews import import_preview
+from annotation.selectors.labels import campaign_reuse_summary
 from annotation.services.campaigns import campaign_import
 from trec.files import RankedRun
 
@@ -93,6 +94,7 @@ def import_check(*, staged: CampaignImport) -> None:
     try:
         bundle, runs = _read(staged)
         preview = import_preview(bundle, runs)
+        preview.reuse = _reuse_preview(bundle, runs)
     except InputError as error:
         _finish(staged, Status.INVALID, error=str(error))
         return
@@ -100,6 +102,18 @@ def import_check(*, staged: CampaignImport) -> None:
         _finish(staged, Status.INVALID, error="the files could not be checked (see the worker's log)")
         raise
     CampaignImport.objects.filter(pk=staged.pk).update(status=Status.READY, preview=preview.as_dict())
+
+
+def _reuse_preview(bundle: CampaignBundle, runs: dict[str, RankedRun]) -> dict | None:
+    """What the label pool would give the campaign: the import run in a transaction rolled back, only when
+    its standard already has a version (else nothing can be reused and the check stays cheap)."""
+    if not bundle.standard or not JudgingStandard.objects.filter(name=bundle.standard).exists():
+        return None
+    with transaction.atomic():
+        campaign = campaign_import(bundle=bundle, runs=runs)
+        summary = campaign_reuse_summary(campaign=campaign)
+        transaction.set_rollback(True)
+    return summary.as_dict()
 
 
 @transaction.atomic

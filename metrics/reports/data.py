@@ -159,6 +159,7 @@ def report_data(report: LaunchReport) -> dict:
         "agreement": agreement_data(report.agreement),
         "aggregation": aggregation_data(report.aggregation),
         "exclusions": exclusions_data(report),
+        "reuse": report.reuse.as_dict(),
         "settings": report.settings,
     }
 

@@ -16,7 +16,7 @@ from django.utils import timezone
 from annotation.models import Campaign, Judgment, Preference, RankingModel
 from annotation.selectors.campaigns import campaign_progress, models_without_rankings
 from annotation.selectors.exclusions import ExclusionView, campaign_exclusions
-from annotation.selectors.labels import campaign_label_stamp
+from annotation.selectors.labels import ReuseSummary, campaign_label_stamp, campaign_reuse_summary
 from metrics.compute.decision import Coverage as WorkCoverage
 from metrics.compute.decision import Decision, LaunchRule, decide, work_coverage
 from metrics.compute.gsb import GSBSummary, gsb_by_segment, gsb_summary, model_verdicts
@@ -107,6 +107,7 @@ class LaunchReport:
     generated_at: datetime
     fingerprint: dict  # {"labels": count, "sha256": hash of every label}: tells two label sets apart
     exclusions: list[ExclusionView]  # in force (left out of this report, unless `with_excluded`) and past
+    reuse: ReuseSummary  # labels taken from earlier campaigns of the standard
     with_excluded: bool = False
 
     @property
@@ -374,6 +375,7 @@ def launch_report_build(
         generated_at=timezone.now(),
         fingerprint=_label_fingerprint(data),
         exclusions=campaign_exclusions(campaign=campaign),
+        reuse=campaign_reuse_summary(campaign=campaign),
         with_excluded=with_excluded,
     )
 

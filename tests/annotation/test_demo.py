@@ -3,13 +3,15 @@ from django.contrib.auth import authenticate
 from django.core.management import CommandError, call_command
 
 from annotation.models import Campaign, Judgment, Preference, RelevanceTask, SideBySideTask
+from annotation.selectors.labels import campaign_reuse_summary
+from annotation.services.demo import DEMO_NAME, WEEK_2
 
 
 @pytest.fixture
 def demo(db, settings):
     settings.DEBUG = True
     call_command("load_demo")
-    return Campaign.objects.get()
+    return Campaign.objects.get(name=DEMO_NAME)
 
 
 def test_demo_has_logins_and_a_realistic_campaign(demo):
@@ -29,10 +31,23 @@ def test_demo_is_partly_judged_leaving_work_for_annotators(demo):
     assert not Judgment.objects.filter(annotator__username__startswith="annotator").exists()
 
 
+def test_the_second_week_starts_with_the_first_weeks_labels(demo):
+    week_2 = Campaign.objects.get(name=WEEK_2[0])
+    assert week_2.standard == demo.standard and str(demo.standard) == "web-search-relevance v1"
+    reuse = campaign_reuse_summary(campaign=week_2)
+    assert reuse.judgments > 100 and reuse.relevance_tasks > 50
+    assert (
+        reuse.preferences > 0
+        and 0 < reuse.side_by_side_tasks < SideBySideTask.objects.filter(campaign=week_2).count()
+    )
+    # Only the copies: nobody labelled week 2 itself yet.
+    assert not Judgment.objects.filter(task__campaign=week_2, reused_from__isnull=True).exists()
+
+
 def test_demo_is_idempotent(demo):
     counts = (Judgment.objects.count(), Preference.objects.count(), RelevanceTask.objects.count())
     call_command("load_demo")
-    assert Campaign.objects.count() == 1
+    assert Campaign.objects.count() == 2
     assert (Judgment.objects.count(), Preference.objects.count(), RelevanceTask.objects.count()) == counts
 
 

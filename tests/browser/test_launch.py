@@ -9,6 +9,7 @@ from django.urls import reverse
 
 from annotation.models import Campaign
 from annotation.roles import Role
+from annotation.services.demo import DEMO_NAME
 
 pytestmark = pytest.mark.browser
 
@@ -19,7 +20,7 @@ def demo(transactional_db, settings):
     for role in Role:
         Group.objects.get_or_create(name=role)  # a flushed database has no groups
     call_command("load_demo", stdout=StringIO())
-    return Campaign.objects.get()
+    return Campaign.objects.get(name=DEMO_NAME)
 
 
 def log_in(page, next_url: str) -> None:

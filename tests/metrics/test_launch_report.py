@@ -12,6 +12,7 @@ from django.db import transaction
 from annotation.bundle import JudgmentRow, PreferenceRow, parse_bundle
 from annotation.models import Adjudication, Campaign, SideBySideTask
 from annotation.services.campaigns import campaign_import
+from annotation.services.demo import DEMO_NAME
 from annotation.services.label_import import labels_import
 from metrics.reports import report_render
 from metrics.selectors.launch import launch_report_build
@@ -50,7 +51,7 @@ def test_json_has_the_agreed_shape(worked):
     data = json.loads(report_render(launch_report_build(campaign=worked), "json"))
     assert set(data) == {
         *("campaign", "decision", "reasons", "models", "comparisons", "agreement", "settings"),
-        *("headline", "generated_at", "fingerprint", "coverage", "aggregation", "exclusions"),
+        *("headline", "generated_at", "fingerprint", "coverage", "aggregation", "exclusions", "reuse"),
     }
     assert data["decision"] == "no_launch"
     assert data["reasons"] and all(isinstance(reason, str) for reason in data["reasons"])
@@ -196,7 +197,7 @@ def test_the_demo_shows_a_decision_not_collecting(db, settings):
     # Simulated work covers 27 of 40 queries; its thresholds (20 queries, 50%) let a decision show.
     settings.DEBUG = True
     call_command("load_demo")
-    report = launch_report_build(campaign=Campaign.objects.get(), agreement=False)
+    report = launch_report_build(campaign=Campaign.objects.get(name=DEMO_NAME), agreement=False)
     assert report.coverage.work.complete_queries >= 20
     assert report.decision.outcome in ("launch", "no_launch", "inconclusive")
 

@@ -14,5 +14,6 @@ class Command(BaseCommand):
             )
         campaign, created = demo_load()
         state = "loaded" if created else "already loaded"
-        self.stdout.write(f"Demo campaign {campaign.name!r} (id {campaign.pk}) {state}.")
+        self.stdout.write(f"Demo campaign {campaign.name!r} (id {campaign.pk}) {state}, with its week 2,")
+        self.stdout.write("which starts from week 1's labels (the same judging standard).")
         self.stdout.write(f"Demo logins (password {DEMO_PASSWORD!r}): {', '.join(DEMO_USERS)}")
