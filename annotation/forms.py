@@ -186,6 +186,11 @@ class CampaignSettingsForm(forms.Form):
     launch_alpha = forms.FloatField(label="Significance level")
     min_queries = forms.IntegerField(label="Queries with complete side-by-side judgments before a decision")
     min_coverage = forms.FloatField(label="Share of tasks complete before a decision")
+    repeat_rate = forms.FloatField(label="Share of tasks shown again to measure consistency (0 to 0.5)")
+    reuse_labels = forms.BooleanField(
+        required=False, label="Reuse labels of earlier campaigns of the standard"
+    )
+    reuse_max_age_days = forms.IntegerField(label="Oldest reused label (days; 0: any)")
     flag_min_seconds = forms.FloatField(label="Flag annotators with a median below (seconds a label)")
     flag_min_gold_accuracy = forms.FloatField(label="Flag annotators with gold accuracy below")
 

@@ -24,6 +24,7 @@ SMALL_BUNDLE = {
         "pool_depth": 3,
         "gsb_depth": 2,
         "task_order": "relevance_first",
+        "repeat_rate": 0,  # repeats have their own tests; elsewhere a walk through the tasks is predictable
     },
     "models": [{"name": "online", "role": "online"}, {"name": "exp", "role": "experimental"}],
     "queries": [

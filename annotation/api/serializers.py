@@ -159,6 +159,9 @@ class CampaignReviewSerializer(CampaignDetailSerializer):
             "task_order",
             "flag_min_seconds",
             "flag_min_gold_accuracy",
+            "repeat_rate",
+            "reuse_labels",
+            "reuse_max_age_days",
             "archived_at",
         ]
 

@@ -41,6 +41,7 @@ SETTING_DEFAULTS: dict[str, Any] = {
     "flag_min_gold_accuracy": 0.5,
     "reuse_labels": True,
     "reuse_max_age_days": 0,
+    "repeat_rate": 0.05,
 }
 POSITIVE_INT_SETTINGS = ("overlap", "gsb_overlap", "pool_depth", "gsb_depth")
 # A model name is part of page addresses and download file names: no `/`, `.`/`..`, quotes or line breaks.
@@ -141,6 +142,8 @@ def parse_settings(raw: Any, reader: Reader) -> dict[str, Any]:
             )
     reader.get(settings, "auto_same_identical", "settings.auto_same_identical", bool)
     reader.get(settings, "reuse_labels", "settings.reuse_labels", bool)
+    if not 0 <= reader.get(settings, "repeat_rate", "settings.repeat_rate", (int, float)) <= 0.5:
+        raise reader.error(Code.INVALID_VALUE, "settings.repeat_rate", "must be between 0 and 0.5")
     if not 0 <= reader.get(settings, "reuse_max_age_days", "settings.reuse_max_age_days", int) <= 36500:
         raise reader.error(
             Code.INVALID_VALUE, "settings.reuse_max_age_days", "must be between 0 (any age) and 36500"

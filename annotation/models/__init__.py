@@ -25,7 +25,14 @@ from annotation.models.campaigns import (
     Ranking,
     RankingModel,
 )
-from annotation.models.labels import Adjudication, AnnotatorExclusion, Judgment, LabelRevision, Preference
+from annotation.models.labels import (
+    Adjudication,
+    AnnotatorExclusion,
+    Judgment,
+    LabelRevision,
+    Preference,
+    RepeatAnswer,
+)
 from annotation.models.tasks import Assignment, HandedOutTask, RelevanceTask, SideBySideTask
 
 __all__ = [
@@ -48,6 +55,7 @@ __all__ = [
     "Ranking",
     "RankingModel",
     "RelevanceTask",
+    "RepeatAnswer",
     "SideBySideTask",
     "SkipReason",
     "TaskOrder",

@@ -83,6 +83,10 @@ class Campaign(models.Model):
     reuse_labels = models.BooleanField(
         default=True, help_text="Count earlier campaigns' labels of its standard."
     )
+    repeat_rate = models.FloatField(
+        default=0.05,
+        help_text="Share of an annotator's tasks shown to them again later, to measure consistency.",
+    )
     reuse_max_age_days = models.PositiveIntegerField(
         default=0, help_text="Oldest reused label, in days; 0: any."
     )
@@ -104,6 +108,10 @@ class Campaign(models.Model):
             models.CheckConstraint(condition=Q(min_queries__gte=1), name="campaign_min_queries_positive"),
             models.CheckConstraint(
                 condition=Q(min_coverage__gte=0) & Q(min_coverage__lte=1), name="campaign_min_coverage_in_0_1"
+            ),
+            models.CheckConstraint(
+                condition=Q(repeat_rate__gte=0) & Q(repeat_rate__lte=0.5),
+                name="campaign_repeat_rate_in_0_half",
             ),
             models.CheckConstraint(
                 condition=Q(flag_min_gold_accuracy__gte=0) & Q(flag_min_gold_accuracy__lte=1),

@@ -1,4 +1,5 @@
-"""Labels: annotators' judgments and preferences, reviewers' adjudications, the label history, exclusions."""
+"""Labels: annotators' judgments and preferences, repeat answers, reviewers' adjudications, the label history,
+exclusions."""
 
 from django.conf import settings
 from django.db import models
@@ -6,7 +7,7 @@ from django.db.models import Q
 
 from annotation.choices import Verdict
 from annotation.models.campaigns import Campaign
-from annotation.models.tasks import RelevanceTask, SideBySideTask
+from annotation.models.tasks import Assignment, RelevanceTask, SideBySideTask
 
 
 class Judgment(models.Model):
@@ -177,3 +178,27 @@ class AnnotatorExclusion(models.Model):
 
     def __str__(self):
         return f"{self.annotator} excluded from {self.campaign}"
+
+
+class RepeatAnswer(models.Model):
+    """The answer to a repeat: a task the annotator labelled before, shown again later without saying so
+    (side-by-side lists with their sides swapped). It measures their consistency and is never aggregated:
+    their first label counts."""
+
+    assignment = models.OneToOneField(Assignment, on_delete=models.CASCADE, related_name="repeat_answer")
+    grade = models.SmallIntegerField(null=True, blank=True)
+    verdict = models.CharField(max_length=4, choices=Verdict, blank=True)
+    strength = models.PositiveSmallIntegerField(null=True, blank=True)
+    seconds_spent = models.FloatField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(grade__isnull=True) ^ Q(verdict=""), name="repeat_answer_grade_or_verdict"
+            ),
+        ]
+
+    def __str__(self):
+        return f"repeat of {self.assignment}"

@@ -102,6 +102,9 @@ class Assignment(models.Model):
     experimental_on_left = models.BooleanField(
         null=True, blank=True, help_text="Side-by-side only: the side the experimental list is shown on."
     )
+    # A task the annotator labelled before, shown again (unmarked) to measure their consistency: it holds no
+    # slot and its answer goes to a RepeatAnswer, never to the labels.
+    repeat = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["-leased_at"]
@@ -111,12 +114,12 @@ class Assignment(models.Model):
                 name="assignment_has_exactly_one_task",
             ),
             models.UniqueConstraint(
-                fields=["annotator", "relevance_task"],
+                fields=["annotator", "relevance_task", "repeat"],
                 condition=Q(relevance_task__isnull=False),
                 name="assignment_relevance_once_per_annotator",
             ),
             models.UniqueConstraint(
-                fields=["annotator", "side_by_side_task"],
+                fields=["annotator", "side_by_side_task", "repeat"],
                 condition=Q(side_by_side_task__isnull=False),
                 name="assignment_side_by_side_once_per_annotator",
             ),

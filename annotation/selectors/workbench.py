@@ -170,6 +170,7 @@ def assignment_previous(*, annotator, campaign: Campaign, before: Assignment) ->
         campaign=campaign,
         annotator=annotator,
         status=Assignment.Status.SUBMITTED,
+        repeat=False,  # going back changes a label; a repeat's answer is not one
     ).exclude(pk=before.pk)
     if before.finished_at is not None:
         previous = previous.filter(finished_at__lt=before.finished_at)

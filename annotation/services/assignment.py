@@ -53,11 +53,68 @@ def task_next(*, annotator, campaign: Campaign) -> Assignment | None:
     own = _lease_own(annotator=annotator, campaign=campaign, now=now)
     if own is not None:
         return own
+    if campaign.repeat_rate and random.random() < campaign.repeat_rate:
+        repeat = _repeat_lease(annotator=annotator, campaign=campaign, now=now)
+        if repeat is not None:
+            return repeat
     for kind in _kinds_in_order(campaign):
         task = _task_lock_open(kind=kind, annotator=annotator, campaign=campaign)
         if task is not None:
             return _lease(kind=kind, annotator=annotator, task=task)
     return None
+
+
+REPEAT_GAP = 3  # a repeat is never one of the annotator's last three answers: not back to back
+REPEAT_CHOICES = 200  # drawn from their latest answers beyond the gap
+
+
+def _repeat_lease(*, annotator, campaign: Campaign, now) -> Assignment | None:
+    """A task the annotator answered earlier (not among their last REPEAT_GAP, not repeated yet), leased
+    again as a repeat: no slot, side-by-side sides swapped; None when there is none to repeat."""
+    repeated = Assignment.objects.filter(campaign=campaign, annotator=annotator, repeat=True)
+    answered = (
+        Assignment.objects.filter(
+            campaign=campaign, annotator=annotator, status=Assignment.Status.SUBMITTED, repeat=False
+        )
+        .order_by("-finished_at", "-pk")
+        .values_list("pk", flat=True)
+    )
+    recent = list(answered[:REPEAT_GAP])
+    if len(recent) < REPEAT_GAP:
+        return None
+    candidates = list(
+        answered.exclude(pk__in=recent)  # one repeat per task:
+        .exclude(relevance_task__in=repeated.filter(relevance_task__isnull=False).values("relevance_task"))
+        .exclude(
+            side_by_side_task__in=repeated.filter(side_by_side_task__isnull=False).values("side_by_side_task")
+        )[:REPEAT_CHOICES]
+    )
+    if not candidates:
+        return None
+    first = Assignment.objects.get(pk=random.choice(candidates))
+    swapped = None if first.experimental_on_left is None else not first.experimental_on_left
+    return Assignment.objects.create(
+        annotator=annotator,
+        campaign=campaign,
+        relevance_task_id=first.relevance_task_id,
+        side_by_side_task_id=first.side_by_side_task_id,
+        experimental_on_left=swapped,
+        repeat=True,
+        leased_at=now,
+        expires_at=now + timedelta(minutes=settings.TASK_LEASE_MINUTES),
+    )
+
+
+def repeat_lease_live(*, annotator, task) -> Assignment | None:
+    """The annotator's live repeat of `task`, locked: their answer to it goes to a RepeatAnswer."""
+    kind = task_kind(task)
+    return (
+        Assignment.objects.select_for_update()
+        .filter(
+            annotator=annotator, repeat=True, status=Assignment.Status.LEASED, **{kind.assignment_field: task}
+        )
+        .first()
+    )
 
 
 def _kinds_in_order(campaign: Campaign) -> list[TaskKind]:
@@ -84,7 +141,10 @@ def _lease_own(*, annotator, campaign: Campaign, now) -> Assignment | None:
     task has a slot: back where they were."""
     latest = (
         Assignment.objects.filter(campaign=campaign, annotator=annotator)
-        .filter(Q(status=Assignment.Status.LEASED, expires_at__gt=now) | Q(status=Assignment.Status.EXPIRED))
+        .filter(
+            Q(status=Assignment.Status.LEASED, expires_at__gt=now)
+            | Q(status=Assignment.Status.EXPIRED, repeat=False)  # a repeat that ran out is dropped
+        )
         .order_by(Case(When(status=Assignment.Status.LEASED, then=0), default=1), "-leased_at")
         .first()
     )
@@ -130,7 +190,9 @@ def _lease(*, kind: TaskKind, annotator, task, assignment: Assignment | None = N
     now = timezone.now()
     if assignment is None:
         # A candidate may hold an expired lease of this annotator, renewed: one row per annotator and task.
-        assignment = Assignment.objects.filter(annotator=annotator, **{kind.assignment_field: task}).first()
+        assignment = Assignment.objects.filter(
+            annotator=annotator, repeat=False, **{kind.assignment_field: task}
+        ).first()
     if assignment is None:
         assignment = Assignment(
             annotator=annotator, campaign_id=task.campaign_id, **{kind.assignment_field: task}
@@ -151,6 +213,9 @@ def leases_expire(*, now) -> None:
 
     Tasks locked by someone else are left for the next call: their leases keep the slot a little longer.
     """
+    Assignment.objects.filter(status=Assignment.Status.LEASED, expires_at__lte=now, repeat=True).update(
+        status=Assignment.Status.EXPIRED  # repeats hold no slot
+    )
     expired = Assignment.objects.filter(status=Assignment.Status.LEASED, expires_at__lte=now)
     if not expired.exists():
         return
@@ -171,7 +236,9 @@ def task_slots_recount(*, campaign: Campaign) -> None:
     for kind in TASK_KINDS:
         field = kind.assignment_field
         labels = kind.label_model.objects.filter(task=OuterRef("pk"))
-        leases = Assignment.objects.filter(status=Assignment.Status.LEASED, **{field: OuterRef("pk")})
+        leases = Assignment.objects.filter(
+            status=Assignment.Status.LEASED, repeat=False, **{field: OuterRef("pk")}
+        )
         kind.model.objects.filter(campaign=campaign).update(
             slots_spent=row_count(labels, "task") + row_count(leases, field)
         )
@@ -191,7 +258,7 @@ def lease_claim(*, annotator, task) -> Assignment:
     kind = task_kind(task)
     assignment = (
         Assignment.objects.select_for_update()
-        .filter(annotator=annotator, **{kind.assignment_field: task})
+        .filter(annotator=annotator, repeat=False, **{kind.assignment_field: task})
         .first()
     )
     if assignment is None:
@@ -238,7 +305,8 @@ def task_skip(*, annotator, assignment: Assignment, reason: SkipReason | str) ->
     assignment = Assignment.objects.select_for_update().get(pk=assignment.pk)
     if assignment.status != Assignment.Status.LEASED:
         raise TaskError(TaskErrorCode.NOT_LEASED, "Only a task you are working on can be skipped.")
-    _slots_change(task, -1)
+    if not assignment.repeat:  # a repeat holds no slot
+        _slots_change(task, -1)
     assignment.status = Assignment.Status.SKIPPED
     assignment.skip_reason = reason
     assignment.finished_at = timezone.now()

@@ -1,7 +1,8 @@
 """Submitting labels from the workbench (and the API): relevance grades and side-by-side verdicts.
 
-A first label needs the annotator's lease on the task; a later one changes the label in place. Every
-create and change leaves a LabelRevision. Time spent is measured on the server from the lease.
+A first label needs the annotator's lease on the task; a later one changes the label in place, unless the
+task is leased to them again as a repeat: then the answer is a RepeatAnswer and their first label stays.
+Every create and change leaves a LabelRevision. Time spent is measured on the server from the lease.
 """
 
 from django.db import transaction
@@ -15,11 +16,12 @@ from annotation.models import (
     LabelRevision,
     Preference,
     RelevanceTask,
+    RepeatAnswer,
     SideBySideTask,
     Verdict,
 )
 from annotation.selectors.workbench import label_version, preference_side
-from annotation.services.assignment import lease_claim, lease_finish, task_lock
+from annotation.services.assignment import lease_claim, lease_finish, repeat_lease_live, task_lock
 from annotation.task_kinds import task_kind
 
 SIDES = ("left", "same", "right")
@@ -56,6 +58,10 @@ def judgment_submit(
         )
     task_lock(task=task)  # first: a double submit must see the label its twin just wrote
     judgment = Judgment.objects.filter(task=task, annotator=annotator).first()
+    repeat = judgment and repeat_lease_live(annotator=annotator, task=task)
+    if repeat:
+        _repeat_answer(repeat, seconds_spent, grade=grade)
+        return Judgment(task=task, annotator=annotator, grade=grade, comment=comment), True
     _version_check(judgment, version, lambda: f"{judgment.grade}")
     if judgment is not None:
         old = judgment.grade
@@ -75,6 +81,15 @@ def judgment_submit(
     lease_finish(assignment=assignment, task=task)
     _revision(annotator, task, LabelRevision.Kind.JUDGMENT, "", str(grade))
     return judgment, True
+
+
+def _repeat_answer(repeat: Assignment, seconds_spent: float | None, **answer) -> None:
+    """Keep the answer to a repeat apart from the labels, and close the repeat's lease."""
+    RepeatAnswer.objects.create(
+        assignment=repeat, seconds_spent=_seconds_spent(repeat, seconds_spent), **answer
+    )
+    repeat.status, repeat.finished_at = Assignment.Status.SUBMITTED, timezone.now()
+    repeat.save(update_fields=["status", "finished_at"])
 
 
 def _verdict(side: str, experimental_on_left: bool) -> Verdict:
@@ -116,6 +131,14 @@ def preference_submit(
         raise TaskError(TaskErrorCode.INVALID_LABEL, "no strength on this choice", field="strength")
     task_lock(task=task)
     preference = Preference.objects.filter(task=task, annotator=annotator).first()
+    repeat = preference and repeat_lease_live(annotator=annotator, task=task)
+    if repeat:
+        verdict = _verdict(side, repeat.experimental_on_left)
+        _repeat_answer(repeat, seconds_spent, verdict=verdict, strength=strength)
+        shown = Preference(
+            task=task, annotator=annotator, verdict=verdict, strength=strength, comment=comment
+        )
+        return shown, True
     _version_check(
         preference,
         version,

@@ -29,11 +29,12 @@ def settings_post(campaign, **changes) -> dict:
         **{
             key: getattr(campaign, key)
             for key in SETTING_DEFAULTS
-            if key not in ("cutoffs", "auto_same_identical")
+            if key not in ("cutoffs", "auto_same_identical", "reuse_labels")
         },
     }
-    if campaign.auto_same_identical:
-        data["auto_same_identical"] = "on"
+    for flag in ("auto_same_identical", "reuse_labels"):
+        if getattr(campaign, flag):
+            data[flag] = "on"
     data.update(changes)
     return data
 

@@ -46,6 +46,7 @@ BUNDLE = {
         "pool_depth": 1,
         "gsb_depth": 3,
         "task_order": "relevance_first",
+        "repeat_rate": 0,  # the walk expects each kind in turn; repeats have their own tests
     },
     "models": [
         {"name": MODEL_NAMES[0], "role": "online"},
