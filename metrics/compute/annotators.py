@@ -14,6 +14,7 @@ from metrics.compute.labels import (
     as_float,
     as_index,
     as_judgments,
+    as_scale,
     as_task_labels,
     as_verdict_positions,
     check_count,
@@ -23,6 +24,7 @@ from metrics.compute.labels import (
     gold_position_of_tasks,
     grouped_median,
     position_counts,
+    scale_positions,
 )
 
 
@@ -187,10 +189,15 @@ class FlagRule:
     consensus_gap: float = 0.25  # consensus agreement this far below the median annotator's
     min_labels: int = 10
     min_gold: int = 5
+    min_self_agreement: float = 0.5  # exact repeat agreement (grades) or consistency (verdicts)
+    min_repeats: int = 5
 
 
 def annotator_flags(
-    quality: list[AnnotatorQuality], bias: list[SideBias], rule: FlagRule = FlagRule()
+    quality: list[AnnotatorQuality],
+    bias: list[SideBias],
+    rule: FlagRule = FlagRule(),
+    selves: list["SelfAgreement"] | None = None,
 ) -> list[list[str]]:
     """Each annotator's flags (reasons as sentences; empty when none), from their figures:
 
@@ -199,7 +206,9 @@ def annotator_flags(
     - side bias: the binomial test's p-value below `rule.alpha / m`, m the annotators with a decisive
       verdict (Bonferroni: under no bias at all, the chance of any such flag in a campaign is at most alpha);
     - consensus: agreement with the consensus more than `rule.consensus_gap` below the median annotator's
-      (among those with `min_labels` grades; needs three such annotators).
+      (among those with `min_labels` grades; needs three such annotators);
+    - self-agreement (with `selves`): over `min_repeats` repeats, even the Wilson interval's high end of their
+      exact agreement with themselves (grades) or consistency (verdicts) is below `min_self_agreement`.
     """
     if len(quality) != len(bias):
         raise ValueError("quality and bias must have one entry per annotator")
@@ -222,5 +231,104 @@ def annotator_flags(
         if row in enough and row.consensus_agreement < typical - rule.consensus_gap:
             agreement = f"agreement with consensus {row.consensus_agreement:.2f}"
             reasons.append(f"{agreement}, the median annotator's {typical:.2f}")
+        own = selves[row.annotator] if selves is not None else None
+        repeats = (
+            [("grades", own.n_grades, own.exact), ("verdicts", own.n_verdicts, own.consistent)] if own else []
+        )
+        for what, n, (share, _, high) in repeats:
+            if n >= rule.min_repeats and high < rule.min_self_agreement:
+                reasons.append(f"repeats: {share:.0%} of {n} {what} the same as the first time")
         flags.append(reasons)
     return flags
+
+
+def wilson_interval(
+    successes: np.ndarray, n: np.ndarray, z: float = 1.959963984540054
+) -> tuple[np.ndarray, ...]:
+    """Wilson score 95% interval of a share k/n, per entry; NaN where n is 0. It stays inside [0, 1] and
+    keeps its coverage at the handful of repeats an annotator has, where the normal interval does not."""
+    k, n = np.asarray(successes, dtype=float), np.asarray(n, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = k / n
+        centre = (share + z**2 / (2 * n)) / (1 + z**2 / n)
+        half = z * np.sqrt(share * (1 - share) / n + z**2 / (4 * n**2)) / (1 + z**2 / n)
+    return centre - half, centre + half
+
+
+@dataclass(frozen=True)
+class SelfAgreement:
+    """An annotator's answers to repeats against their first answers to the same tasks.
+
+    Grades: `exact` and `within_one` (at most one step of the scale apart) shares of `n_grades` pairs.
+    Verdicts (the lists shown with sides swapped the second time): `consistent` share of `n_verdicts` pairs
+    with the same verdict for the experimental list; `same_side` the share of pairs decisive both times in
+    which they pressed the same side both times, which only a side, not the lists, explains. Each share with
+    its Wilson 95% interval; NaN without pairs.
+    """
+
+    annotator: int
+    n_grades: int
+    exact: tuple[float, float, float]  # share, low, high
+    within_one: tuple[float, float, float]
+    n_verdicts: int
+    consistent: tuple[float, float, float]
+    n_decisive: int
+    same_side: tuple[float, float, float]
+
+
+def self_agreement(
+    grade_annotator: ArrayLike,
+    first_grade: ArrayLike,
+    second_grade: ArrayLike,
+    verdict_annotator: ArrayLike,
+    first_verdict: ArrayLike,
+    second_verdict: ArrayLike,
+    *,
+    n_annotators: int,
+    scale: ArrayLike,
+) -> list[SelfAgreement]:
+    """Each annotator's self-agreement over repeat pairs: one entry per pair of (first, second) grade or
+    verdict (verdicts as -1 bad, 0 same, +1 good for the experimental list)."""
+    n_annotators = check_count(n_annotators, "n_annotators")
+    scale = as_scale(scale)
+    grade_annotator = as_index(
+        grade_annotator, "grade_annotator", size=n_annotators, size_name="n_annotators"
+    )
+    first = scale_positions(as_float(first_grade, "first_grade"), scale, "first_grade")
+    second = scale_positions(as_float(second_grade, "second_grade"), scale, "second_grade")
+    check_same_length(grade_annotator=grade_annotator, first_grade=first, second_grade=second)
+    verdict_annotator = as_index(
+        verdict_annotator, "verdict_annotator", size=n_annotators, size_name="n_annotators"
+    )
+    before, after = as_verdict_positions(first_verdict) - 1, as_verdict_positions(second_verdict) - 1
+    check_same_length(verdict_annotator=verdict_annotator, first_verdict=before, second_verdict=after)
+
+    def shares(who: np.ndarray, hits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        n = np.bincount(who, minlength=n_annotators)
+        return np.bincount(who[hits], minlength=n_annotators), n
+
+    exact, n_grades = shares(grade_annotator, first == second)
+    within, _ = shares(grade_annotator, np.abs(first - second) <= 1)
+    consistent, n_verdicts = shares(verdict_annotator, before == after)
+    decisive = (before != 0) & (after != 0)
+    same_side, n_decisive = shares(verdict_annotator[decisive], (before != after)[decisive])
+
+    def figure(k: np.ndarray, n: np.ndarray, index: int) -> tuple[float, float, float]:
+        if not n[index]:
+            return (np.nan, np.nan, np.nan)
+        low, high = wilson_interval(k[index], n[index])
+        return (float(k[index] / n[index]), float(low), float(high))
+
+    return [
+        SelfAgreement(
+            annotator=index,
+            n_grades=int(n_grades[index]),
+            exact=figure(exact, n_grades, index),
+            within_one=figure(within, n_grades, index),
+            n_verdicts=int(n_verdicts[index]),
+            consistent=figure(consistent, n_verdicts, index),
+            n_decisive=int(n_decisive[index]),
+            same_side=figure(same_side, n_decisive, index),
+        )
+        for index in range(n_annotators)
+    ]

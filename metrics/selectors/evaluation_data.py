@@ -10,7 +10,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 
 import numpy as np
-from django.db.models import Case, Exists, F, IntegerField, OuterRef, When
+from django.db.models import Case, Exists, F, IntegerField, OuterRef, Subquery, When
 from django.db.models.functions import Cast
 
 from annotation.models import (
@@ -24,6 +24,7 @@ from annotation.models import (
     Ranking,
     RankingModel,
     RelevanceTask,
+    RepeatAnswer,
     SideBySideTask,
     Verdict,
 )
@@ -340,6 +341,51 @@ def campaign_side_by_side(
 def evaluation_depth(campaign: Campaign) -> int:
     """How deep rankings are read: every cut-off, the pool and the side-by-side lists."""
     return max([campaign.pool_depth, campaign.gsb_depth, *campaign.cutoffs])
+
+
+@dataclass(frozen=True)
+class RepeatPairs:
+    """Each repeat's answer beside the annotator's first answer to the task (grades; verdicts as -1/0/+1 for
+    the experimental list), by annotator id."""
+
+    grade_annotator_pk: np.ndarray
+    first_grade: np.ndarray
+    second_grade: np.ndarray
+    verdict_annotator_pk: np.ndarray
+    first_verdict: np.ndarray
+    second_verdict: np.ndarray
+
+
+def campaign_repeat_pairs(*, campaign: Campaign) -> RepeatPairs:
+    """Every answered repeat of the campaign with the first answer it repeats, in two queries."""
+    answers = RepeatAnswer.objects.filter(assignment__campaign=campaign).order_by()
+    first_grade = Judgment.objects.filter(
+        task=OuterRef("assignment__relevance_task"), annotator=OuterRef("assignment__annotator")
+    ).values("grade")[:1]
+    grades = list(
+        answers.filter(grade__isnull=False)
+        .annotate(first=Subquery(first_grade))
+        .filter(first__isnull=False)
+        .values_list("assignment__annotator", "first", "grade")
+    )
+    first_verdict = Preference.objects.filter(
+        task=OuterRef("assignment__side_by_side_task"), annotator=OuterRef("assignment__annotator")
+    ).values("verdict")[:1]
+    verdicts = list(
+        answers.exclude(verdict="")
+        .annotate(first=Subquery(first_verdict))
+        .filter(first__isnull=False)
+        .values_list("assignment__annotator", "first", "verdict")
+    )
+
+    return RepeatPairs(
+        grade_annotator_pk=np.array([row[0] for row in grades], dtype=np.int64),
+        first_grade=np.array([row[1] for row in grades], dtype=float),
+        second_grade=np.array([row[2] for row in grades], dtype=float),
+        verdict_annotator_pk=np.array([row[0] for row in verdicts], dtype=np.int64),
+        first_verdict=np.array([VERDICT_VALUE[row[1]] for row in verdicts], dtype=float),
+        second_verdict=np.array([VERDICT_VALUE[row[2]] for row in verdicts], dtype=float),
+    )
 
 
 def campaign_evaluation_data(*, campaign: Campaign, with_excluded: bool = False) -> CampaignEvaluationData:

@@ -22,7 +22,14 @@ from metrics.compute.agreement import (
     krippendorff_alpha,
     pairwise_weighted_kappa,
 )
-from metrics.compute.annotators import FlagRule, annotator_flags, annotator_quality, side_bias
+from metrics.compute.annotators import (
+    FlagRule,
+    SelfAgreement,
+    annotator_flags,
+    annotator_quality,
+    self_agreement,
+    side_bias,
+)
 from metrics.compute.labels import VERDICT_SCALE
 from metrics.selectors.evaluation_data import (
     AggregationFit,
@@ -32,6 +39,7 @@ from metrics.selectors.evaluation_data import (
     campaign_preferences,
     campaign_queries,
     campaign_relevance_labels,
+    campaign_repeat_pairs,
     excluded_annotators,
 )
 from metrics.threads import started
@@ -85,6 +93,7 @@ class AnnotatorFigures:
     n_verdicts: int
     left_better_share: float | None
     side_p_value: float | None
+    repeats: SelfAgreement  # their answers to repeats against their first answers
     flags: list[str]  # why the annotator needs a look (metrics.compute.annotators.annotator_flags)
     excluded: bool  # a manager left their labels out of the decision
 
@@ -98,6 +107,10 @@ class CampaignQuality:
     pairs: list[PairFigure]
     annotators: list[AnnotatorFigures]
     aggregation: AggregationFit | None  # None where the caller aggregates itself (the launch report)
+
+    @property
+    def with_repeats(self) -> list[AnnotatorFigures]:
+        return [row for row in self.annotators if row.repeats.n_grades or row.repeats.n_verdicts]
 
     @property
     def flagged(self) -> list[AnnotatorFigures]:
@@ -116,8 +129,8 @@ class CampaignQuality:
 
 
 def campaign_quality(*, campaign: Campaign, n_resamples: int = 1000) -> CampaignQuality:
-    """Agreement with 95% bootstrap intervals and every annotator's figures (excluded ones too, marked), in
-    seven queries."""
+    """Agreement with 95% bootstrap intervals and every annotator's figures (excluded ones too, marked; their
+    repeats), in nine queries."""
     relevance = campaign_relevance_labels(campaign=campaign, queries=campaign_queries(campaign=campaign))
     preferences = campaign_preferences(campaign=campaign)
     later = campaign_quality_later(
@@ -135,13 +148,14 @@ def campaign_quality_later(
     aggregation: bool = True,
 ) -> Future[CampaignQuality]:
     """`campaign_quality` of the campaign's already fetched labels, computed on a second thread while the
-    caller goes on (the launch report: its measures). Two queries, here. `aggregation`: whether to aggregate
+    caller goes on (the launch report: its measures). Four queries, here. `aggregation`: whether to aggregate
     the grades for the fit's state (Dawid–Skene: converged or not); a caller that aggregates says False."""
     annotator_pk = np.union1d(relevance.annotator_pk, preferences.annotator_pk)
     usernames = dict(
         get_user_model().objects.filter(pk__in=annotator_pk.tolist()).values_list("pk", "username")
     )
     excluded = set(excluded_annotators(campaign=campaign).tolist())
+    repeats = campaign_repeat_pairs(campaign=campaign)
     return started(
         _quality,
         campaign,
@@ -150,13 +164,14 @@ def campaign_quality_later(
         annotator_pk,
         usernames,
         excluded,
+        repeats,
         n_resamples,
         aggregation,
     )
 
 
 def _quality(
-    campaign, relevance, preferences, annotator_pk, usernames, excluded, n_resamples, aggregation
+    campaign, relevance, preferences, annotator_pk, usernames, excluded, repeats, n_resamples, aggregation
 ) -> CampaignQuality:
     """`campaign_quality`'s figures of fetched labels: no query, as it runs on another thread."""
     scale = sorted(campaign.grade_values)
@@ -218,8 +233,18 @@ def _quality(
         gold=relevance.gold,
     )
     bias = side_bias(preference_annotator, verdict, preferences.on_left, n_annotators=annotator_pk.size)
+    selves = self_agreement(
+        np.searchsorted(annotator_pk, repeats.grade_annotator_pk),
+        repeats.first_grade,
+        repeats.second_grade,
+        np.searchsorted(annotator_pk, repeats.verdict_annotator_pk),
+        repeats.first_verdict,
+        repeats.second_verdict,
+        n_annotators=annotator_pk.size,
+        scale=scale,
+    )
     rule = FlagRule(min_seconds=campaign.flag_min_seconds, min_gold_accuracy=campaign.flag_min_gold_accuracy)
-    flags = annotator_flags(quality, bias, rule)
+    flags = annotator_flags(quality, bias, rule, selves)
     annotators = [
         AnnotatorFigures(
             username=usernames[int(pk)],
@@ -233,10 +258,13 @@ def _quality(
             n_verdicts=side.n_verdicts,
             left_better_share=_number(side.left_better_share),
             side_p_value=_number(side.p_value),
+            repeats=own,
             flags=reasons,
             excluded=int(pk) in excluded,
         )
-        for pk, grade_figures, side, reasons in zip(annotator_pk, quality, bias, flags, strict=True)
+        for pk, grade_figures, side, own, reasons in zip(
+            annotator_pk, quality, bias, selves, flags, strict=True
+        )
     ]
     labels = {grade["value"]: grade["label"] for grade in campaign.scale}
     return CampaignQuality(

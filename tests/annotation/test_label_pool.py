@@ -76,7 +76,7 @@ def test_a_second_campaign_counts_the_pools_labels_toward_its_overlap(db):
             break
         handed.append(assignment.relevance_task_id or assignment.side_by_side_task_id)
         assignment.status = "skipped"
-        assignment.skip_reason = "other"
+        assignment.skip_reason = "dont_understand"
         assignment.save()
     assert d1.pk not in handed and d3.pk not in handed
 
