@@ -213,12 +213,11 @@ def leases_expire(*, now) -> None:
 
     Tasks locked by someone else are left for the next call: their leases keep the slot a little longer.
     """
-    Assignment.objects.filter(status=Assignment.Status.LEASED, expires_at__lte=now, repeat=True).update(
-        status=Assignment.Status.EXPIRED  # repeats hold no slot
-    )
     expired = Assignment.objects.filter(status=Assignment.Status.LEASED, expires_at__lte=now)
     if not expired.exists():
         return
+    expired.filter(repeat=True).update(status=Assignment.Status.EXPIRED)  # repeats hold no slot
+    expired = expired.filter(repeat=False)
     for kind in TASK_KINDS:
         field = kind.assignment_field
         held = kind.model.objects.filter(pk__in=expired.values(field)).select_for_update(skip_locked=True)
@@ -293,13 +292,14 @@ def task_skip(*, annotator, assignment: Assignment, reason: SkipReason | str) ->
     """Give a leased task back with a reason; the annotator never gets it again, others may."""
     if reason not in SkipReason.values:
         raise TaskError(TaskErrorCode.INVALID_LABEL, f"unknown skip reason {reason!r}", field="reason")
-    assignment = (
+    own = (
         Assignment.objects.filter(pk=assignment.pk, annotator=annotator)
         .select_related("relevance_task", "side_by_side_task")
         .first()
     )
-    if assignment is None:
+    if own is None:
         raise TaskError(TaskErrorCode.NOT_ASSIGNED, "This task was not handed to you.")
+    assignment = own
     task = assignment.relevance_task or assignment.side_by_side_task
     task_lock(task=task)  # the lock order of every slot change: task, then assignment
     assignment = Assignment.objects.select_for_update().get(pk=assignment.pk)

@@ -178,3 +178,27 @@ def test_an_annotator_agreeing_with_themselves_half_the_time_is_rarely_flagged()
     k = rng.binomial(20, 0.2, size=4000)
     _, high = wilson_interval(k, np.full(4000, 20))
     assert np.mean(high < 0.5) > 0.75
+
+
+def test_a_repeat_that_runs_out_is_dropped_not_renewed(db, make_user):
+    random.seed(11)
+    campaign = campaign_import(bundle=parse_bundle(big_bundle(0.2), "big.json"))
+    annotator = make_user("ann", "annotator")
+    work_through(campaign, annotator, random.Random(5))
+    # Hand out repeats only, then let one run out.
+    Assignment.objects.filter(repeat=True).delete()
+    RepeatAnswer.objects.all().delete()
+    campaign.repeat_rate = 0.5
+    campaign.save(update_fields=["repeat_rate"])
+    slots = list(RelevanceTask.objects.order_by("pk").values_list("slots_spent", flat=True))
+    repeat = None
+    for _ in range(50):
+        repeat = task_next(annotator=annotator, campaign=campaign)
+        if repeat is not None:
+            break
+    assert repeat is not None and repeat.repeat
+    Assignment.objects.filter(pk=repeat.pk).update(expires_at=repeat.leased_at)
+    following = task_next(annotator=annotator, campaign=campaign)
+    repeat.refresh_from_db()
+    assert repeat.status == Assignment.Status.EXPIRED and (following is None or following.pk != repeat.pk)
+    assert list(RelevanceTask.objects.order_by("pk").values_list("slots_spent", flat=True)) == slots
