@@ -31,6 +31,7 @@ demo: $(BIN)/.installed-runtime
 lint: $(BIN)/.installed-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 
 test: lint
 	$(BIN)/python -m pytest -m "not browser" $(PYTEST_ARGS)

@@ -35,7 +35,7 @@ class LoginForm(AuthenticationForm):
 
 def form_errors_text(form: forms.Form) -> str:
     """A refused form's errors as one line for a page message: `field: problem; field: problem`."""
-    return "; ".join(f"{field}: {' '.join(errors)}" for field, errors in form.errors.items())
+    return "; ".join(f"{field}: {' '.join(map(str, errors))}" for field, errors in form.errors.items())
 
 
 class JudgmentForm(forms.Form):

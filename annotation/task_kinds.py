@@ -6,8 +6,6 @@ Every mapping from a kind to its task model, label model, assignment field or ov
 
 from dataclasses import dataclass
 
-from django.db import models
-
 from annotation.models import Assignment, Campaign, Judgment, Preference, RelevanceTask, SideBySideTask
 
 
@@ -16,8 +14,8 @@ class TaskKind:
     """One kind of task: its name (as the API spells it), its models and the fields that point at it."""
 
     name: str
-    model: type[models.Model]
-    label_model: type[models.Model]
+    model: type[RelevanceTask] | type[SideBySideTask]
+    label_model: type[Judgment] | type[Preference]
     assignment_field: str  # also the field of Adjudication and LabelRevision
     overlap_field: str
     related: tuple[str, ...]  # what a page of one task needs with it

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import wraps
+from typing import cast
 
 REPLICA = "replica"
 _on_replica: ContextVar[bool] = ContextVar("replica_reads", default=False)
@@ -32,7 +33,7 @@ def reads_from_replica[F: Callable](view: F) -> F:
         with replica_reads():
             return view(*args, **kwargs)
 
-    return wrapped
+    return cast(F, wrapped)
 
 
 def replica_stream[T](rows: Iterator[T]) -> Iterator[T]:

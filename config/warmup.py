@@ -8,6 +8,7 @@ milliseconds (bench/pages.py).
 from pathlib import Path
 
 from django.template import engines
+from django.template.backends.django import DjangoTemplates
 from django.template.exceptions import TemplateDoesNotExist, TemplateSyntaxError
 from django.urls import get_resolver
 
@@ -16,6 +17,8 @@ def warm() -> None:
     """Imports every view (through the URLconf) and compiles every project template into the cache."""
     _import_views(get_resolver().url_patterns)
     for engine in engines.all():
+        if not isinstance(engine, DjangoTemplates):
+            continue
         for directory in engine.engine.dirs:  # the project's templates/, not every installed app's
             for path in Path(directory).rglob("*.html"):
                 try:

@@ -38,7 +38,7 @@ def fetch_columns(queryset: QuerySet, kinds: str) -> list[np.ndarray]:
             started = time.monotonic()
             with psycopg.Cursor(cursor.connection) as binary:
                 binary.execute(aggregated, params, binary=True)
-                data, n_rows = binary.fetchone()
+                data, n_rows = binary.fetchone() or (None, 0)  # an aggregate: always one row
             if connection.queries_logged:
                 # Logged as Django's debug cursor logs its own, so query counts (CaptureQueriesContext,
                 # DEBUG's connection.queries) see this read too.

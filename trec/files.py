@@ -63,17 +63,19 @@ class Run:
 
 def read_qrels(path: str | Path) -> Qrels:
     """Reads `qid iter docid label`."""
-    columns = _read_columns(str(path), n_fields=4, keep=(0, 2, 3), names=("query id", "document id", "label"))
-    return Qrels(*columns, str(path))
+    query, document, label, line = _read_columns(
+        str(path), n_fields=4, keep=(0, 2, 3), names=("query id", "document id", "label")
+    )
+    return Qrels(query, document, label, line, str(path))
 
 
 def read_run(path: str | Path) -> Run:
     """Reads `qid Q0 docid rank score tag`."""
     # trec_eval ignores text after a run line's sixth field (its own test/results.trunc has some).
-    columns = _read_columns(
+    query, document, score, line = _read_columns(
         str(path), n_fields=6, keep=(0, 2, 4), names=("query id", "document id", "score"), trailing=True
     )
-    return Run(*columns, str(path))
+    return Run(query, document, score, line, str(path))
 
 
 @dataclass(frozen=True)

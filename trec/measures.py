@@ -41,7 +41,7 @@ def parse_measure(name: str) -> Measure:
     """
     match = _MEASURE.match(name) if isinstance(name, str) else None
     family = _FAMILIES.get(match.group(1).lower()) if match else None
-    if family is None:
+    if match is None or family is None:
         known = "nDCG, nDCG@k, DCG@k, CG@k, AP, AP@k, RR, P@k, R@k, Judged@k"
         raise ValueError(f"unknown measure {name!r}; known: {known}")
     k = int(match.group(2)) if match.group(2) is not None else None

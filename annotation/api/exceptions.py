@@ -39,7 +39,7 @@ class PayloadTooLarge(exceptions.APIException):
 
 
 def _domain_error(exc: InputError | TaskError) -> DomainError:
-    body = {"code": str(exc.code), "detail": str(exc)}
+    body: dict[str, str | int] = {"code": str(exc.code), "detail": str(exc)}
     if exc.field:
         body["field"] = exc.field
     if isinstance(exc, InputError):

@@ -93,7 +93,8 @@ class CampaignBundle:
 def parse_scale(raw: Any, reader: Reader) -> list[dict]:
     if not isinstance(raw, list) or len(raw) < 2:
         raise reader.error(Code.INVALID_VALUE, "scale", "must be a list of at least two grades")
-    scale, seen = [], set()
+    scale: list = []
+    seen: set = set()
     for i, item in enumerate(raw):
         path = f"scale[{i}]"
         grade = reader.obj(item, path)
@@ -129,7 +130,7 @@ def parse_settings(raw: Any, reader: Reader) -> dict[str, Any]:
             Code.INVALID_VALUE, "settings.cutoffs", "must be a non-empty list of positive integers"
         )
     settings["cutoffs"] = sorted(set(cutoffs))
-    choices = {
+    choices: dict[str, list] = {
         "gain": Gain.values,
         "aggregation": Aggregation.values,
         "gsb_scale": GSBScale.values,
@@ -185,7 +186,9 @@ def parse_campaign_change(data: Any, current: dict[str, Any], source: str) -> di
     if unknown:
         message = f"cannot be changed here ({', '.join(CHANGEABLE)} can)"
         raise reader.error(Code.INVALID_VALUE, unknown[0], message)
-    changes = {key: reader.text(data, key, key, required=False) for key in CAMPAIGN_TEXTS if key in data}
+    changes: dict[str, Any] = {
+        key: reader.text(data, key, key, required=False) for key in CAMPAIGN_TEXTS if key in data
+    }
     if "scale" in data:
         changes["scale"] = parse_scale(data["scale"], reader)
     raw = reader.obj(data.get("settings") or {}, "settings")
@@ -223,7 +226,8 @@ def _unique(reader: Reader, seen: set, value: str, path: str, what: str) -> None
 
 
 def _parse_models(items: list, reader: Reader) -> list[ModelRow]:
-    models, seen = [], set()
+    models: list = []
+    seen: set = set()
     for i, item in enumerate(items):
         path = f"models[{i}]"
         row = reader.obj(item, path)
@@ -248,7 +252,8 @@ def _parse_models(items: list, reader: Reader) -> list[ModelRow]:
 
 
 def _parse_queries(items: list, reader: Reader) -> list[QueryRow]:
-    queries, seen = [], set()
+    queries: list = []
+    seen: set = set()
     for i, item in enumerate(items):
         path = f"queries[{i}]"
         row = reader.obj(item, path)
@@ -272,7 +277,8 @@ def _parse_queries(items: list, reader: Reader) -> list[QueryRow]:
 
 
 def _parse_documents(items: list, reader: Reader) -> list[DocumentRow]:
-    documents, seen = [], set()
+    documents: list = []
+    seen: set = set()
     for i, item in enumerate(items):
         path = f"documents[{i}]"
         row = reader.obj(item, path)
@@ -373,7 +379,7 @@ def load_run(path: str, source: str) -> RankedRun:
         raise InputError(Code.MALFORMED, "not UTF-8 text", source=source, field="run") from None
     if not run.queries:
         raise InputError(Code.INVALID_VALUE, "the run is empty", source=source, field="run")
-    longest = Document._meta.get_field("external_id").max_length
+    longest = Document._meta.get_field("external_id").max_length or 0
     too_long = next((doc for doc in run.documents if len(doc) > longest), None)
     if too_long is not None:
         message = f"document id {too_long[:40]!r}... is longer than {longest} characters"

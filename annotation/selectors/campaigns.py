@@ -134,7 +134,8 @@ def campaign_progress(*, campaign: Campaign) -> dict:
             entry["last_active"] = max(filter(None, (entry["last_active"], item["last"])))
         spent = label_model.objects.filter(task__campaign=campaign, seconds_spent__isnull=False)
         for annotator, value in spent.values_list("annotator", "seconds_spent").iterator(chunk_size=10_000):
-            seconds.setdefault(annotator, []).append(value)
+            if value is not None:  # filtered out above; the type cannot tell
+                seconds.setdefault(annotator, []).append(value)
     for pk, values in seconds.items():
         row(pk)["median_seconds"] = statistics.median(values)
     assignments = (
@@ -146,8 +147,8 @@ def campaign_progress(*, campaign: Campaign) -> dict:
             live=Count("pk", filter=Q(status=Assignment.Status.LEASED, expires_at__gt=now)),
         )
     )
-    for item in assignments:
-        row(item["annotator"]).update(in_progress=item["live"], skipped=item["skipped"])
+    for leases in assignments:
+        row(leases["annotator"]).update(in_progress=leases["live"], skipped=leases["skipped"])
     names = dict(get_user_model().objects.filter(pk__in=rows).values_list("pk", "username"))
     annotators = sorted(
         (
@@ -167,8 +168,8 @@ def campaign_progress(*, campaign: Campaign) -> dict:
         tasks = kind.model.objects.filter(campaign=campaign)
         automatic = 0
         if kind.is_side_by_side and campaign.auto_same_identical:
-            automatic = tasks.filter(lists_identical=True).count()
-            tasks = tasks.filter(lists_identical=False)
+            automatic = tasks.filter(lists_identical=True).count()  # type: ignore[misc]  # side by side here
+            tasks = tasks.filter(lists_identical=False)  # type: ignore[misc]
         labels = row_count(kind.label_model.objects.filter(task=OuterRef("pk")), "task")
         totals = tasks.annotate(n=labels).aggregate(
             tasks=Count("pk"),

@@ -95,8 +95,9 @@ def campaign_labels_export(*, campaign: Campaign) -> Iterator[dict]:
         )
     )
     for annotator, query, document, grade, comment, seconds in judgments.iterator(chunk_size=5000):
-        row = {"annotator": annotator, "query": query, "document": document, "grade": grade}
-        yield _with_optional(row, comment, seconds)
+        yield _with_optional(
+            {"annotator": annotator, "query": query, "document": document, "grade": grade}, comment, seconds
+        )
     preferences = (
         Preference.objects.filter(task__campaign=campaign)
         .order_by("task__query__external_id", "task__experimental_model__name", "annotator__username")
@@ -114,7 +115,12 @@ def campaign_labels_export(*, campaign: Campaign) -> Iterator[dict]:
     for annotator, query, model, verdict, strength, on_left, comment, seconds in preferences.iterator(
         chunk_size=5000
     ):
-        row = {"annotator": annotator, "query": query, "model": model, "verdict": verdict}
+        row: dict[str, str | int] = {
+            "annotator": annotator,
+            "query": query,
+            "model": model,
+            "verdict": verdict,
+        }
         if strength is not None:
             row["strength"] = strength
         row["experimental_side"] = "left" if on_left else "right"

@@ -4,6 +4,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
+from typing import Any
 
 from django.db.models import Count, F, Max, Min, Q, QuerySet
 
@@ -78,7 +79,7 @@ class QueueItems:
         return _queue_items([self._rows[index]])[0]
 
     def __iter__(self) -> Iterator[QueueItem]:
-        return iter(self[:])
+        return iter(_queue_items(self._rows))
 
 
 @dataclass(frozen=True)
@@ -153,7 +154,7 @@ def review_queue(
         campaign=campaign,
         items=QueueItems(listed),
         state=state,
-        kind=kind and kind.name,
+        kind=kind.name if kind else None,
         n_open=len(open_rows),
         n_settled=len(settled_rows),
     )
@@ -176,7 +177,8 @@ def _queue_items(rows: list[_Row]) -> list[QueueItem]:
     """The rows with their query, document or model, and labels."""
     relevance_pks = [row.task_pk for row in rows if row.kind == RELEVANCE.name]
     verdict_pks = [row.task_pk for row in rows if row.kind == SIDE_BY_SIDE.name]
-    subjects, labels = {}, {}
+    subjects: dict[tuple[str, int], tuple[str, str]] = {}
+    labels: dict[tuple[str, int], list[str]] = {}
     if relevance_pks:
         subjects |= {
             (RELEVANCE.name, pk): (query, title or document_id)
@@ -297,7 +299,6 @@ def review_task(*, task: RelevanceTask | SideBySideTask, next_kind: TaskKind | N
     """Query, document or both lists (with model names), every label, the adjudication, the history, and
     the next open task of the queue (of `next_kind` only, when given)."""
     campaign = task.campaign
-    is_relevance = isinstance(task, RelevanceTask)
     kind = task_kind(task).name
     task_filter = {task_kind(task).assignment_field: task}
     adjudication = (
@@ -312,7 +313,7 @@ def review_task(*, task: RelevanceTask | SideBySideTask, next_kind: TaskKind | N
         .values_list("changed_by__username", "created_at", "kind", "old_value", "new_value", "note")
     ]
     next_item = review_next(campaign=campaign, after=(kind, task.pk), kind=next_kind)
-    common = {
+    common: dict[str, Any] = {
         "kind": kind,
         "task_pk": task.pk,
         "campaign": campaign,
@@ -321,7 +322,7 @@ def review_task(*, task: RelevanceTask | SideBySideTask, next_kind: TaskKind | N
         "history": history,
         "next_item": next_item,
     }
-    if is_relevance:
+    if isinstance(task, RelevanceTask):
         labels = [
             LabelView(username, str(grade), comment, seconds, created_at)
             for username, grade, comment, seconds, created_at in task.judgments.order_by(
@@ -338,7 +339,7 @@ def review_task(*, task: RelevanceTask | SideBySideTask, next_kind: TaskKind | N
             and AdjudicationView(adjudication[0], str(adjudication[1]), adjudication[3], adjudication[4]),
             document=DocumentView(document.external_id, document.title, document.url, document.body),
         )
-    online = RankingModel.objects.filter(campaign=campaign, role=RankingModel.Role.ONLINE).first()
+    online = RankingModel.objects.get(campaign=campaign, role=RankingModel.Role.ONLINE)  # exactly one
     experimental = task.experimental_model
     labels = [
         LabelView(username, verdict, comment, seconds, created_at, experimental.name if left else online.name)

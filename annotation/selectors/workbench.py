@@ -14,6 +14,7 @@ from annotation.models import (
     Preference,
     Ranking,
     RankingModel,
+    RelevanceTask,
     Verdict,
 )
 from annotation.roles import can_review
@@ -38,7 +39,7 @@ def _tasks_unseen(*, kind: TaskKind, annotator, now) -> QuerySet:
     labelled = kind.label_model.objects.filter(task=OuterRef("pk"), annotator=annotator)
     tasks = kind.model.objects.filter(~Exists(mine), ~Exists(labelled))
     if kind.is_side_by_side:
-        tasks = tasks.exclude(lists_identical=True, campaign__auto_same_identical=True)
+        tasks = tasks.exclude(lists_identical=True, campaign__auto_same_identical=True)  # type: ignore[misc]
     return tasks
 
 
@@ -87,8 +88,8 @@ def _annotator_progress(*, annotator, campaign_ids: list[int]) -> dict[int, dict
             live=Count("pk", filter=Q(status=Assignment.Status.LEASED, expires_at__gt=now)),
         )
     )
-    for row in assignments:
-        progress[row["campaign"]].update(skipped=row["skipped"], live=row["live"])
+    for counts in assignments:
+        progress[counts["campaign"]].update(skipped=counts["skipped"], live=counts["live"])
     return progress
 
 
@@ -246,7 +247,7 @@ def task_view(*, assignment: Assignment) -> dict:
     }
     previous = assignment_previous(annotator=annotator, campaign=campaign, before=assignment)
     view["previous_id"] = previous.pk if previous else None
-    if kind is RELEVANCE:
+    if isinstance(task, RelevanceTask):
         view["document"] = _document_view(task.document)
         view["scale"] = _scale_view(campaign.scale)
         judgment = labelled and Judgment.objects.filter(task=task, annotator=annotator).first()
@@ -265,7 +266,7 @@ def task_view(*, assignment: Assignment) -> dict:
     )
     experimental = [_document_view(r.document) for r in rankings if r.model_id == task.experimental_model_id]
     online = [_document_view(r.document) for r in rankings if r.model_id != task.experimental_model_id]
-    on_left = assignment.experimental_on_left
+    on_left = bool(assignment.experimental_on_left)  # set on every side-by-side assignment
     view["left"], view["right"] = (experimental, online) if on_left else (online, experimental)
     view["five_point"] = campaign.gsb_scale == GSBScale.FIVE_POINT
     preference = labelled and Preference.objects.filter(task=task, annotator=annotator).first()

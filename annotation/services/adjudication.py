@@ -34,14 +34,14 @@ def adjudication_set(
                 f"grade must be one of {task.campaign.grade_values}",
                 field="grade",
             )
-        label = {"grade": grade, "verdict": ""}
+        final_grade, final_verdict = grade, ""
         new_value = str(grade)
     else:
         if verdict not in Verdict.values:
             raise TaskError(
                 TaskErrorCode.INVALID_LABEL, f"verdict must be one of {Verdict.values}", field="verdict"
             )
-        label = {"grade": None, "verdict": verdict}
+        final_grade, final_verdict = None, verdict
         new_value = verdict
 
     task_field = task_kind(task).assignment_field
@@ -54,8 +54,8 @@ def adjudication_set(
     else:
         old_value = str(adjudication.grade) if is_relevance else adjudication.verdict
     adjudication.reviewer = reviewer
-    adjudication.grade = label["grade"]
-    adjudication.verdict = label["verdict"]
+    adjudication.grade = final_grade
+    adjudication.verdict = final_verdict
     adjudication.reason = reason
     adjudication.save()
     LabelRevision.objects.create(

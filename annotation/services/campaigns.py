@@ -213,7 +213,7 @@ def campaign_change(*, campaign: Campaign, changes: dict) -> Campaign:
     for key, value in changes.items():
         setattr(campaign, key, value)
     fields = list(changes)
-    if campaign.standard_id is not None and {"scale", "guidelines"} & set(changes):
+    if campaign.standard is not None and {"scale", "guidelines"} & set(changes):
         # Other guidelines or another scale is another standard: a new version, a pool of its own.
         campaign.standard = standard_for(
             name=campaign.standard.name, scale=campaign.scale, guidelines=campaign.guidelines

@@ -12,6 +12,7 @@ import zlib
 from pathlib import Path
 
 from django.conf import settings
+from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 from django.utils import timezone
 
@@ -39,7 +40,7 @@ def _save(upload, path: Path) -> None:
 
 
 @transaction.atomic
-def import_stage(*, user, bundle, runs: list[tuple[str, object]]) -> CampaignImport:
+def import_stage(*, user, bundle: UploadedFile, runs: list[tuple[str, UploadedFile]]) -> CampaignImport:
     """Keep the uploaded bundle and (model, run file) pairs, and queue their check."""
     from annotation import tasks  # tasks call back into this module
 
@@ -52,7 +53,7 @@ def import_stage(*, user, bundle, runs: list[tuple[str, object]]) -> CampaignImp
         _save(upload, path / f"run-{index}")
         staged_runs.append({"model": model, "file": upload.name, "path": f"run-{index}"})
     staged = CampaignImport.objects.create(
-        created_by=user, folder=folder, bundle_file=bundle.name, runs=staged_runs
+        created_by=user, folder=folder, bundle_file=bundle.name or "bundle", runs=staged_runs
     )
     transaction.on_commit(lambda: tasks.campaign_import_check.enqueue(staged.pk))
     return staged

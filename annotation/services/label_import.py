@@ -94,27 +94,31 @@ def labels_import(
         }
 
     sbs_tasks = []
-    for row in preferences:
-        if row.query not in query_pk:
-            raise located(row, Code.UNKNOWN_QUERY, "query", f"unknown query {row.query!r}")
-        if row.model not in experimental:
+    for preference_row in preferences:
+        if preference_row.query not in query_pk:
             raise located(
-                row,
+                preference_row, Code.UNKNOWN_QUERY, "query", f"unknown query {preference_row.query!r}"
+            )
+        if preference_row.model not in experimental:
+            raise located(
+                preference_row,
                 Code.UNKNOWN_MODEL,
                 "model",
-                f"{row.model!r} is not an experimental model of this campaign",
+                f"{preference_row.model!r} is not an experimental model of this campaign",
             )
-        key = (query_pk[row.query], experimental[row.model])
+        key = (query_pk[preference_row.query], experimental[preference_row.model])
         if key not in sbs_pk:
             raise located(
-                row,
+                preference_row,
                 Code.UNKNOWN_QUERY,
                 "query",
-                f"query {row.query!r} has no side-by-side task for {row.model!r}",
+                f"query {preference_row.query!r} has no side-by-side task for {preference_row.model!r}",
             )
         sbs_tasks.append(sbs_pk[key])
 
-    users = annotators_get_or_create(usernames={row.annotator for row in [*judgments, *preferences]})
+    users = annotators_get_or_create(
+        usernames={row.annotator for row in judgments} | {row.annotator for row in preferences}
+    )
     existing = set(Judgment.objects.filter(task__campaign=campaign).values_list("task_id", "annotator_id"))
     judgment_objects = []
     for row, pair in zip(judgments, pairs, strict=True):
@@ -138,29 +142,29 @@ def labels_import(
         )
     existing = set(Preference.objects.filter(task__campaign=campaign).values_list("task_id", "annotator_id"))
     preference_objects = []
-    for row, task in zip(preferences, sbs_tasks, strict=True):
-        key = (task, users[row.annotator])
+    for preference_row, task in zip(preferences, sbs_tasks, strict=True):
+        key = (task, users[preference_row.annotator])
         if key in existing:
             raise located(
-                row,
+                preference_row,
                 Code.DUPLICATE_ID,
                 "annotator",
-                f"{row.annotator!r} already judged {row.query}/{row.model}",
+                f"{preference_row.annotator!r} already judged {preference_row.query}/{preference_row.model}",
             )
         existing.add(key)
         # A file without the side shown gets a fair coin, fixed per (task, annotator) so re-imports agree.
-        on_left = row.experimental_on_left
+        on_left = preference_row.experimental_on_left
         if on_left is None:
             on_left = random.Random(f"{task}:{key[1]}").random() < 0.5
         preference_objects.append(
             Preference(
                 task_id=task,
                 annotator_id=key[1],
-                verdict=row.verdict,
-                strength=row.strength,
+                verdict=preference_row.verdict,
+                strength=preference_row.strength,
                 experimental_on_left=on_left,
-                comment=row.comment,
-                seconds_spent=row.seconds_spent,
+                comment=preference_row.comment,
+                seconds_spent=preference_row.seconds_spent,
             )
         )
     bulk_create_batched(Judgment, judgment_objects)
@@ -169,7 +173,7 @@ def labels_import(
     note, now = f"imported from {source}", timezone.now()
     fields = ["kind", "relevance_task_id", "side_by_side_task_id", "changed_by_id"]
     fields += ["old_value", "new_value", "note", "created_at"]
-    revisions = [
+    revisions: list[tuple] = [
         (LabelRevision.Kind.JUDGMENT.value, label.task_id, None, label.annotator_id, "", str(label.grade))
         for label in judgment_objects
     ]

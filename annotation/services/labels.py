@@ -5,6 +5,9 @@ task is leased to them again as a repeat: then the answer is a RepeatAnswer and 
 Every create and change leaves a LabelRevision. Time spent is measured on the server from the lease.
 """
 
+from collections.abc import Callable
+from typing import Any
+
 from django.db import transaction
 from django.utils import timezone
 
@@ -62,7 +65,7 @@ def judgment_submit(
     if repeat:
         _repeat_answer(repeat, seconds_spent, grade=grade)
         return Judgment(task=task, annotator=annotator, grade=grade, comment=comment), True
-    _version_check(judgment, version, lambda: f"{judgment.grade}")
+    _version_check(judgment, version, lambda label: str(label.grade))
     if judgment is not None:
         old = judgment.grade
         if (old, judgment.comment) != (grade, comment):
@@ -133,7 +136,7 @@ def preference_submit(
     preference = Preference.objects.filter(task=task, annotator=annotator).first()
     repeat = preference and repeat_lease_live(annotator=annotator, task=task)
     if repeat:
-        verdict = _verdict(side, repeat.experimental_on_left)
+        verdict = _verdict(side, bool(repeat.experimental_on_left))
         _repeat_answer(repeat, seconds_spent, verdict=verdict, strength=strength)
         shown = Preference(
             task=task, annotator=annotator, verdict=verdict, strength=strength, comment=comment
@@ -142,9 +145,7 @@ def preference_submit(
     _version_check(
         preference,
         version,
-        lambda: preference_side(
-            verdict=preference.verdict, experimental_on_left=preference.experimental_on_left
-        ),
+        lambda label: preference_side(verdict=label.verdict, experimental_on_left=label.experimental_on_left),
     )
     if preference is not None:
         old, old_comment = _revision_value(preference), preference.comment
@@ -158,8 +159,8 @@ def preference_submit(
     preference = Preference.objects.create(
         task=task,
         annotator=annotator,
-        experimental_on_left=assignment.experimental_on_left,
-        verdict=_verdict(side, assignment.experimental_on_left),
+        experimental_on_left=bool(assignment.experimental_on_left),  # set on every side-by-side lease
+        verdict=_verdict(side, bool(assignment.experimental_on_left)),
         strength=strength,
         comment=comment,
         seconds_spent=_seconds_spent(assignment, seconds_spent),
@@ -169,11 +170,14 @@ def preference_submit(
     return preference, True
 
 
-def _version_check(label, version: str | None, shown) -> None:
-    """Refuse a submit from a page rendered before the label last changed (another tab answered since)."""
+def _version_check(label, version: str | None, shown: Callable[[Any], str]) -> None:
+    """Refuse a submit from a page rendered before the label last changed (another tab answered since);
+    `shown(label)` says the label as the page would."""
     if version is None or version == label_version(label):
         return
-    current = f"your answer now is {shown()}" if label is not None else "your answer there was taken back"
+    current = (
+        f"your answer now is {shown(label)}" if label is not None else "your answer there was taken back"
+    )
     raise TaskError(
         TaskErrorCode.STALE,
         f"This task was answered in another tab or window since this page was shown: {current}. "

@@ -28,7 +28,9 @@ def queue(request, campaign_id: int):
     review = review_queue(
         campaign=campaign, state=filters.get("state", QueueState.OPEN), kind=filters.get("kind")
     )
-    page = Paginator(review.items, QUEUE_PAGE_SIZE).get_page(filters.get("page"))
+    # QueueItems is a lazy sequence (len and slices), which is all a Paginator uses.
+    paginator = Paginator(review.items, QUEUE_PAGE_SIZE)  # type: ignore[arg-type, var-annotated]
+    page = paginator.get_page(filters.get("page"))
     return render(
         request,
         "annotation/review_queue.html",

@@ -10,7 +10,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from annotation.errors import TaskError
 from annotation.forms import JudgmentForm, PreferenceForm, SkipForm, form_errors_text
-from annotation.models import Assignment, Campaign
+from annotation.models import Assignment, Campaign, RelevanceTask, SkipReason
 from annotation.roles import can_annotate, role_required
 from annotation.selectors import workbench as selectors
 from annotation.services import assignment as assignment_services
@@ -26,7 +26,7 @@ def _render_task(request, assignment: Assignment):
     template = (
         "annotation/work_relevance.html" if view["kind"] == RELEVANCE.name else "annotation/work_gsb.html"
     )
-    return render(request, template, {"task": view, "skip_reasons": SkipForm.base_fields["reason"].choices})
+    return render(request, template, {"task": view, "skip_reasons": SkipReason.choices})
 
 
 def _work_page(request, campaign: Campaign):
@@ -84,11 +84,12 @@ def task(request, campaign_id: int, assignment_id: int):
         messages.error(request, form_errors_text(form))
         return here
     data = form.cleaned_data
+    task = assignment.task
     try:
-        if relevance:
+        if isinstance(task, RelevanceTask):
             _, created = judgment_submit(
                 annotator=request.user,
-                task=assignment.relevance_task,
+                task=task,
                 grade=data["grade"],
                 comment=data["comment"],
                 version=data["version"] or None,
@@ -96,7 +97,7 @@ def task(request, campaign_id: int, assignment_id: int):
         else:
             _, created = preference_submit(
                 annotator=request.user,
-                task=assignment.side_by_side_task,
+                task=task,
                 side=data["side"],
                 strength=data["strength"],
                 comment=data["comment"],

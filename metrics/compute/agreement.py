@@ -261,7 +261,7 @@ def _agreement(
 
 def _as_level(level: object) -> MeasurementLevel:
     try:
-        return MeasurementLevel(level)
+        return MeasurementLevel(str(level))
     except ValueError:
         choices = ", ".join(repr(choice.value) for choice in MeasurementLevel)
         raise ValueError(f"level must be one of {choices}, got {level!r}") from None

@@ -186,12 +186,12 @@ class RowLayout:
         heads = _block_heads(rows)
         if heads.size == np.count_nonzero(sizes):
             # Each row is one contiguous block: no sort needed.
-            base = np.zeros(n_rows, index)
+            base: np.ndarray = np.zeros(n_rows, index)
             base[rows[heads]] = heads
-            positions = np.arange(rows.size, dtype=index)
+            positions: np.ndarray = np.arange(rows.size, dtype=index)
             positions -= np.repeat(heads.astype(index), np.diff(heads, append=rows.size))
             return cls(positions, int(sizes.max()), base, None)
-        by_row = np.argsort(rows, kind="stable").astype(index)
+        by_row: np.ndarray = np.argsort(rows, kind="stable").astype(index)
         base = (np.cumsum(sizes) - sizes).astype(index)
         positions = np.empty(rows.size, dtype=index)
         positions[by_row] = np.arange(rows.size, dtype=index) - base[rows[by_row]]

@@ -23,8 +23,8 @@ VERDICT_SCALE = np.array([-1.0, 0.0, 1.0])
 class TaskLabels:
     """One fixed label for each of some tasks: gold grades, or a reviewer's adjudicated grades or verdicts."""
 
-    task: ArrayLike
-    label: ArrayLike
+    task: np.ndarray
+    label: np.ndarray
 
 
 @dataclass(frozen=True)

@@ -33,9 +33,10 @@ def check_resamples(value: object, name: str) -> int:
     return count
 
 
-def check_probability(value: object, name: str) -> None:
+def check_probability(value: object, name: str) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < 1:
         raise ValueError(f"{name} must be between 0 and 1, got {value!r}")
+    return float(value)
 
 
 @dataclass(frozen=True)
@@ -49,8 +50,7 @@ class Resampling:
     @classmethod
     def of(cls, n_resamples: object, confidence: object, seed: object) -> "Resampling":
         n_resamples = check_resamples(n_resamples, "n_resamples")
-        check_probability(confidence, "confidence")
-        return cls(n_resamples, float(confidence), check_count(seed, "seed"))
+        return cls(n_resamples, check_probability(confidence, "confidence"), check_count(seed, "seed"))
 
     def interval(self, resampled: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The percentile interval of [resamples × k] statistics, one (low, high) per column."""

@@ -57,7 +57,7 @@ def gsb_data(gsb: GSBSummary) -> dict:
 def decision_data(decision: Decision | None) -> dict:
     if decision is None:
         return {"decision": "inconclusive", "reasons": ["There is no experimental model to compare."]}
-    data = {
+    data: dict[str, object] = {
         "decision": decision.outcome.value,
         "headline": decision.headline,
         "reasons": list(decision.reasons),

@@ -82,7 +82,7 @@ def query_drilldown(*, campaign: Campaign, query_pk: int) -> QueryDrilldown:
     measures, _ = report_measures(campaign)
     judged = np.array([[label for label in label_of.values() if not np.isnan(label)]], dtype=float)
     online_pk = next((model.pk for model in data.models if model.is_online), None)
-    online_rank = {document: rank for rank, document in lists.get(online_pk, [])}
+    online_rank = {document: rank for rank, document in (lists.get(online_pk, []) if online_pk else [])}
     models = []
     for index, model in enumerate(data.models):
         ranked = lists.get(model.pk, [])

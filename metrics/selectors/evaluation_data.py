@@ -32,7 +32,7 @@ from metrics.columns import fetch_columns, read_beside
 from metrics.compute.aggregation import DAWID_SKENE_MAX_ITER, aggregate_grades
 from metrics.compute.labels import TaskLabels, sorted_find
 
-VERDICT_VALUE = {Verdict.GOOD: 1.0, Verdict.SAME: 0.0, Verdict.BAD: -1.0}
+VERDICT_VALUE: dict[str, float] = {Verdict.GOOD: 1.0, Verdict.SAME: 0.0, Verdict.BAD: -1.0}
 
 
 @dataclass(frozen=True)

@@ -189,9 +189,9 @@ def query_explorer(
             )
         )
     rows.sort(key=lambda row: row.external_id)
-    with_delta = [row for row in rows if row.delta is not None]
+    deltas = [(row.delta, row) for row in rows if row.delta is not None]
     kept = filters.order([row for row in rows if filters.keeps(row)])
-    ranked = sorted(with_delta, key=lambda row: row.delta)
+    ranked = [(delta, row) for delta, row in sorted(deltas, key=lambda pair: pair[0])]
     return QueryExplorer(
         campaign=campaign,
         model=model,
@@ -201,6 +201,6 @@ def query_explorer(
         segments=sorted({row.segment for row in rows if row.segment}),
         rows=kept,
         total=len(rows),
-        won=[row for row in reversed(ranked) if row.delta > 0][:WON_LOST],
-        lost=[row for row in ranked if row.delta < 0][:WON_LOST],
+        won=[row for delta, row in reversed(ranked) if delta > 0][:WON_LOST],
+        lost=[row for delta, row in ranked if delta < 0][:WON_LOST],
     )

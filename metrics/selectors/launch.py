@@ -7,6 +7,7 @@ and handed to `metrics.compute`: no query per query, label or model.
 
 from dataclasses import dataclass
 from datetime import date, datetime
+from typing import Any
 
 import numpy as np
 from django.db.models import Count
@@ -329,10 +330,13 @@ def launch_report_build(
             )
             deltas = dict(zip(measures, compared, strict=True))
         query, verdict, strength, changed = verdicts_of_model(data=data, model=index)
-        if campaign.gsb_scale != 5:
-            strength = None
-        gsb_arguments = {"n_queries": len(data.queries), "changed": changed, "strength": strength}
-        gsb_arguments |= {"n_resamples": n_resamples, "seed": SEED}
+        gsb_arguments: dict[str, Any] = {
+            "n_queries": len(data.queries),
+            "changed": changed,
+            "strength": strength if campaign.gsb_scale == 5 else None,
+            "n_resamples": n_resamples,
+            "seed": SEED,
+        }
         gsb = gsb_summary(query, verdict, **gsb_arguments)
         comparisons[scores.name] = Comparison(
             model=scores.name,
@@ -407,7 +411,8 @@ class CampaignOverview:
 
 def _labels_per_day(campaign: Campaign) -> list[DayCount]:
     counts: dict[date, list[int]] = {}
-    for column, label_model in enumerate((Judgment, Preference)):
+    label_models: tuple[type[Judgment] | type[Preference], ...] = (Judgment, Preference)
+    for column, label_model in enumerate(label_models):
         rows = (
             label_model.objects.filter(task__campaign=campaign)
             .annotate(day=TruncDate("created_at"))

@@ -41,7 +41,7 @@ def signed(value: float | None) -> str:
 
 @register.filter
 def p_value(value: float | None) -> str:
-    if _undefined(value):
+    if value is None or _undefined(value):
         return UNDEFINED
     return "< 0.001" if value < 0.001 else f"{value:.3f}"
 

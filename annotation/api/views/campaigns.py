@@ -34,6 +34,7 @@ from annotation.previews import import_preview, model_names_in
 from annotation.roles import can_review
 from annotation.selectors import campaigns as campaign_selectors
 from annotation.services.campaigns import campaign_change, campaign_import, model_rankings_replace
+from trec.files import RankedRun
 
 
 def campaign_or_404(campaign_id: int, *, viewer=None) -> Campaign:
@@ -200,7 +201,7 @@ class RunUploadView(BodyLimitMixin, APIView):
         return Response(RunUploadedSerializer({"model": model.name, "rankings": rows}).data)
 
 
-def _read_run(upload) -> dict[str, list[str]]:
+def _read_run(upload) -> RankedRun:
     """An uploaded TREC run as rankings; errors name the uploaded file's line."""
     if upload.size > settings.MAX_UPLOAD_BYTES:
         raise PayloadTooLarge(f"the run is larger than {settings.MAX_UPLOAD_BYTES} bytes")

@@ -19,7 +19,7 @@ from annotation.api.serializers import (
     TaskSerializer,
 )
 from annotation.api.views.campaigns import campaign_or_404
-from annotation.models import Assignment
+from annotation.models import Assignment, RelevanceTask
 from annotation.selectors.workbench import assignment_list, assignment_of, task_view
 from annotation.services.assignment import task_next, task_skip
 from annotation.services.labels import judgment_submit, preference_submit
@@ -116,12 +116,13 @@ class JudgmentView(BodyLimitMixin, APIView):
             "seconds_spent": data.get("seconds_spent"),
             "version": data.get("version"),
         }
-        if relevance:
-            judgment, created = judgment_submit(task=assignment.relevance_task, grade=data["grade"], **common)
+        task = assignment.task
+        if isinstance(task, RelevanceTask):
+            judgment, created = judgment_submit(task=task, grade=data["grade"], **common)
             body = {"kind": RELEVANCE.name, "grade": judgment.grade}
         else:
             preference, created = preference_submit(
-                task=assignment.side_by_side_task,
+                task=task,
                 side=data["verdict"],
                 strength=data.get("strength"),
                 **common,

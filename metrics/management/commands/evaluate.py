@@ -137,7 +137,7 @@ def _compare(baseline: RunEvaluation, candidate: RunEvaluation) -> dict:
 
 
 def _run_report(evaluation: RunEvaluation, per_query: bool) -> dict:
-    report = {"aggregate": evaluation.aggregate()}
+    report: dict[str, dict] = {"aggregate": evaluation.aggregate()}
     if per_query:
         report["per_query"] = {
             query: {measure: float(values[index]) for measure, values in evaluation.per_query.items()}
