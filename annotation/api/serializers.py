@@ -135,12 +135,16 @@ class CampaignReviewSerializer(CampaignDetailSerializer):
     """Reviewers and managers: also the models and every setting."""
 
     models = RankingModelSerializer(many=True)
+    standard = serializers.StringRelatedField(
+        allow_null=True, help_text='The judging standard and its version, e.g. "web v2"; null without one.'
+    )
 
     class Meta:
         model = Campaign
         fields = [
             *CampaignDetailSerializer.Meta.fields,
             "description",
+            "standard",
             "models",
             "overlap",
             "gsb_overlap",

@@ -156,6 +156,10 @@ def test_the_overview_and_reports_count_the_reused_labels(db, client, make_user)
         "side_by_side_tasks": 1,
     }
     assert "- Reused labels: 7 from earlier campaigns of web-relevance v1" in report_render(report, "md")
+    assert client.get(f"/api/campaigns/{week2.pk}/").json()["standard"] == "web-relevance v1"
+    client.force_login(make_user("boss", "manager"))
+    settings_page = client.get(reverse("annotation:campaign_settings", args=[week2.pk])).content.decode()
+    assert "Judging standard: <strong>web-relevance v1</strong>" in settings_page
 
 
 @pytest.fixture
