@@ -5,9 +5,13 @@ import sys
 
 def main():
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    from django.core.exceptions import ImproperlyConfigured
     from django.core.management import execute_from_command_line
 
-    execute_from_command_line(sys.argv)
+    try:
+        execute_from_command_line(sys.argv)
+    except ImproperlyConfigured as error:  # e.g. production mode without SECRET_KEY: a line, not a traceback
+        sys.exit(f"error: {error} (in development: export DEBUG=1)")
 
 
 if __name__ == "__main__":

@@ -34,6 +34,7 @@ def test_production_mode_is_the_default():
     result = run_manage("check")
     assert result.returncode != 0
     assert "Production mode (DEBUG=0) needs SECRET_KEY" in result.stderr
+    assert "Traceback" not in result.stderr and "export DEBUG=1" in result.stderr  # a line, not a stack
 
 
 def test_production_mode_refuses_the_development_key():
