@@ -9,6 +9,7 @@ import pytest
 from django.urls import reverse
 
 from annotation.bundle import JudgmentRow, PreferenceRow, parse_bundle
+from annotation.models import RelevanceTask
 from annotation.services.campaigns import campaign_import
 from annotation.services.label_import import labels_import
 from tests.factories import GRADES, SMALL_BUNDLE, worked_campaign
@@ -101,5 +102,22 @@ def test_a_manager_explores_excludes_and_archives(
     assert "archived" in page.inner_text("h1")
     page.set_viewport_size({"width": 390, "height": 844})
     shoot(page, shots, "settings-phone")
-    width = page.evaluate("document.documentElement.scrollWidth")
-    assert width <= 400, f"the settings page scrolls sideways on a phone ({width}px)"
+    phone_pages = [
+        reverse("annotation:campaign_settings", args=[small.pk]),
+        reverse("annotation:people"),
+        reverse("annotation:progress", args=[campaign.pk]),
+        reverse("metrics:campaign_overview", args=[campaign.pk]),
+        reverse("metrics:campaign_quality", args=[campaign.pk]),
+        reverse("metrics:query_explorer", args=[campaign.pk]),
+        reverse("metrics:comparison", args=[campaign.pk, "exp"]),
+        reverse("metrics:query_drilldown", args=[campaign.pk, campaign.queries.first().pk]),
+        reverse("annotation:review_queue", args=[campaign.pk]),
+        reverse(
+            "annotation:review_relevance", args=[RelevanceTask.objects.filter(campaign=campaign).first().pk]
+        ),
+        reverse("annotation:home"),
+    ]
+    for url in phone_pages:
+        page.goto(url)
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 400, f"{url} scrolls sideways on a phone ({width}px); wide tables scroll in their box"
