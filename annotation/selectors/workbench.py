@@ -39,7 +39,7 @@ def _tasks_unseen(*, kind: TaskKind, annotator, now) -> QuerySet:
     labelled = kind.label_model.objects.filter(task=OuterRef("pk"), annotator=annotator)
     tasks = kind.model.objects.filter(~Exists(mine), ~Exists(labelled))
     if kind.is_side_by_side:
-        tasks = tasks.exclude(lists_identical=True, campaign__auto_same_identical=True)  # type: ignore[misc]
+        tasks = tasks.exclude(lists_identical=True, campaign__auto_same_identical=True)  # type: ignore[misc]  # side by side here
     return tasks
 
 
