@@ -153,6 +153,7 @@ def build_campaign(n_queries: int):
                 "gold_verdict",
                 "slots_spent",
                 "shuffle_key",
+                "lists_hash",
             ],
             (
                 (
@@ -164,6 +165,7 @@ def build_campaign(n_queries: int):
                     "",
                     ANNOTATORS,
                     int(shuffle[q]),
+                    "",
                 )
                 for q in range(n_queries)
             ),
@@ -219,9 +221,16 @@ def full_report(campaign, agreement: bool = True) -> int:
 
 
 def evaluation_fetch(campaign) -> int:
-    from metrics.selectors import campaign_evaluation_data
+    from metrics.selectors.evaluation_data import campaign_evaluation_data
 
     return campaign_evaluation_data(campaign=campaign).relevance.judgment_task.size
+
+
+def quality_page(campaign) -> int:
+    """What the quality page reads and computes (agreement with intervals, every annotator's figures)."""
+    from metrics.selectors.quality import campaign_quality
+
+    return len(campaign_quality(campaign=campaign).annotators)
 
 
 def timed(function, *args) -> tuple[float, object]:
@@ -276,7 +285,7 @@ def main() -> None:
             profiler = cProfile.Profile()
             profiler.runcall(full_report, campaign)
             pstats.Stats(profiler).sort_stats("cumulative").print_stats(25)
-        fetch_times, data_times, core_times, report_times = [], [], [], []
+        fetch_times, data_times, core_times, report_times, quality_times = [], [], [], [], []
         for _ in range(args.repeat):
             seconds, n_rows = timed(bare_fetch, campaign.pk)
             fetch_times.append(seconds)
@@ -284,6 +293,7 @@ def main() -> None:
             core_times.append(timed(full_report, campaign, False)[0])
             seconds, n_bytes = timed(full_report, campaign)
             report_times.append(seconds)
+            quality_times.append(timed(quality_page, campaign)[0])
         from django.db import connection
 
         connection.close()
@@ -298,6 +308,9 @@ def main() -> None:
     print(f"JSON report without the agreement section: {core:.2f} s ({core / fetch:.2f}x)")
     print(f"full JSON launch report: {report:.2f} s")
     print(f"ratio (report / bare fetch): {report / fetch:.2f}")
+    quality = statistics.median(quality_times)
+    print(f"quality page's read and figures: {quality:.2f} s")
+    print(f"ratio (quality / bare fetch): {quality / fetch:.2f}")
 
 
 if __name__ == "__main__":

@@ -41,7 +41,10 @@ class ReuseSummary:
 
 
 def campaign_reuse_summary(*, campaign: Campaign) -> ReuseSummary:
-    """How many labels the campaign took from its standard's pool, and how many tasks they complete."""
+    """How many labels the campaign took from its standard's pool, and how many tasks they complete; no
+    query for a campaign without a standard (nothing can have been reused)."""
+    if campaign.standard_id is None:
+        return ReuseSummary("", 0, 0, 0, 0)
     reused = {"judgments__reused_from__isnull": False}
     tasks = RelevanceTask.objects.filter(campaign=campaign)
     complete = tasks.annotate(n=Count("judgments", filter=Q(**reused))).filter(n__gte=campaign.overlap)

@@ -36,9 +36,8 @@ def _report(campaign: Campaign, model: str):
 @reads_from_replica
 def comparison(request, campaign_id: int, model: str):
     campaign = get_object_or_404(Campaign, pk=campaign_id)
-    stamp = campaign_label_stamp(
-        campaign=campaign
-    )  # before the labels: a change in between reloads once more
+    # Read before the labels: a label that arrives in between makes the page reload once more, not never.
+    stamp = campaign_label_stamp(campaign=campaign)
     report = _report(campaign, model)
     data = report_data(report)
     context = {
