@@ -67,11 +67,21 @@ class DocumentAdmin(admin.ModelAdmin):
 
 @admin.register(models.Ranking)
 class RankingAdmin(admin.ModelAdmin):
-    list_display = ["query", "model", "rank", "document", "score"]
+    list_display = ["query", "model", "length"]
     list_filter = ["model__campaign", "model"]
-    search_fields = ["query__external_id", "document__external_id"]
-    list_select_related = ["query", "model", "document"]
-    raw_id_fields = ["query", "document"]
+    search_fields = ["query__external_id"]
+    list_select_related = ["query", "model"]
+    # Written by imports only: the packed list is not for editing by hand.
+    fields = readonly_fields = ("model", "query", "document_list")
+
+    @admin.display(description="documents")
+    def length(self, ranking: models.Ranking) -> int:
+        return ranking.document_pks.size
+
+    @admin.display(description="documents in rank order")
+    def document_list(self, ranking: models.Ranking) -> str:
+        external = models.Document.objects.in_bulk(ranking.document_pks.tolist())
+        return ", ".join(external[pk].external_id for pk in ranking.document_pks.tolist())
 
 
 @admin.register(models.RelevanceTask)

@@ -95,7 +95,8 @@ def main() -> None:
                 ],
                 env,
             )
-            rows = int(psql("SELECT count(*) FROM annotation_ranking", DATABASE))
+            # Each list holds its documents' ids as 8-byte integers.
+            rows = int(psql("SELECT sum(octet_length(documents)) / 8 FROM annotation_ranking", DATABASE))
             assert rows == 2 * lines, f"expected {2 * lines} ranking rows, found {rows}"
             psql(
                 "CREATE TABLE bare_run (qid text, q0 text, docid text, rank int, score float8, tag text)",

@@ -97,19 +97,15 @@ def build_campaign(n_queries: int):
             ["id", "campaign_id", "external_id", "title", "url", "body"],
             ((d + 1, campaign.pk, f"d{d}", f"Document {d}", "", "") for d in range(n_pairs)),
         )
-        ranking_rows = []
-        for order in orders.values():
-            document = (order + np.arange(n_queries)[:, None] * POOL + 1).ravel()
-            rank = np.tile(np.arange(1, POOL + 1), n_queries)
-            ranking_rows.append(zip(query + 1, document, rank, strict=True))
+        # One list per model and query: document ids as little-endian int64 (annotation.models.Ranking).
         copy_rows(
             raw,
             "annotation_ranking",
-            ["model_id", "query_id", "document_id", "rank"],
+            ["model_id", "query_id", "documents"],
             (
-                (model_pk, int(q), int(d), int(r))
-                for model_pk, rows in zip(orders, ranking_rows, strict=True)
-                for q, d, r in rows
+                (model_pk, q + 1, (order[q] + q * POOL + 1).astype("<i8").tobytes())
+                for model_pk, order in orders.items()
+                for q in range(n_queries)
             ),
         )
         copy_rows(

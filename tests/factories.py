@@ -10,7 +10,7 @@ from urllib.parse import quote
 from django.urls import reverse
 
 from annotation.bundle import JudgmentRow, PreferenceRow, parse_bundle
-from annotation.models import Query
+from annotation.models import Document, Query, Ranking
 from annotation.services.campaigns import campaign_import
 from annotation.services.label_import import labels_import
 
@@ -94,6 +94,14 @@ def worked_campaign(verdicts=VERDICTS, swap_q1=False):
     preferences = [PreferenceRow(0, "ann", query, "exp", verdict) for query, verdict in verdicts.items()]
     labels_import(campaign=campaign, judgments=judgments, preferences=preferences, source="test")
     return campaign
+
+
+def ranked_ids(**filters) -> list[str]:
+    """External ids of the documents of one stored list (`Ranking` filters, e.g. `model__name=`), in rank
+    order."""
+    pks = Ranking.objects.get(**filters).document_pks.tolist()
+    documents = Document.objects.in_bulk(pks)
+    return [documents[pk].external_id for pk in pks]
 
 
 def launch_page_urls(campaign) -> list[str]:

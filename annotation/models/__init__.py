@@ -17,6 +17,7 @@ from annotation.choices import (
     random_shuffle_key,
 )
 from annotation.models.campaigns import (
+    DOCUMENT_PK_DTYPE,
     Campaign,
     CampaignImport,
     Document,
@@ -24,6 +25,8 @@ from annotation.models.campaigns import (
     Query,
     Ranking,
     RankingModel,
+    document_pks_pack,
+    document_pks_unpack,
 )
 from annotation.models.labels import (
     Adjudication,
@@ -36,6 +39,7 @@ from annotation.models.labels import (
 from annotation.models.tasks import Assignment, HandedOutTask, RelevanceTask, SideBySideTask
 
 __all__ = [
+    "DOCUMENT_PK_DTYPE",
     "SHUFFLE_KEYS",
     "Adjudication",
     "Aggregation",
@@ -62,5 +66,7 @@ __all__ = [
     "Verdict",
     "default_cutoffs",
     "default_scale",
+    "document_pks_pack",
+    "document_pks_unpack",
     "random_shuffle_key",
 ]

@@ -1,6 +1,7 @@
 """Campaigns and what they judge: judging standards, models (rankers), queries, documents, rankings,
 imports."""
 
+import numpy as np
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
@@ -186,25 +187,41 @@ class Document(models.Model):
         return self.title or self.external_id
 
 
-class Ranking(models.Model):
-    """One row of a model's result list for a query: the document at `rank` (1-based)."""
+# A ranked list's documents: primary keys as little-endian int64, in rank order. Portable (SQLite and
+# PostgreSQL), read straight into NumPy, and one row per list, so a million-line run is 10,000 rows.
+DOCUMENT_PK_DTYPE = np.dtype("<i8")
 
-    model = models.ForeignKey(RankingModel, on_delete=models.CASCADE, related_name="rankings")
+
+def document_pks_pack(pks) -> bytes:
+    return np.asarray(pks, dtype=DOCUMENT_PK_DTYPE).tobytes()
+
+
+def document_pks_unpack(packed: bytes | memoryview) -> np.ndarray:
+    return np.frombuffer(packed, dtype=DOCUMENT_PK_DTYPE)
+
+
+class Ranking(models.Model):
+    """A model's result list for a query: its documents' primary keys in rank order (rank 1 first), packed
+    by `document_pks_pack`. Written once per import or run upload; the import creates every document it
+    names in the same transaction, which stands in for a foreign key per entry."""
+
+    # The (model, query) constraint's index serves lookups by model: no index of its own.
+    model = models.ForeignKey(RankingModel, on_delete=models.CASCADE, related_name="rankings", db_index=False)
     query = models.ForeignKey(Query, on_delete=models.CASCADE, related_name="rankings")
-    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="rankings")
-    rank = models.PositiveIntegerField()
-    score = models.FloatField(null=True, blank=True)
+    documents = models.BinaryField()
 
     class Meta:
-        ordering = ["model", "query", "rank"]
+        ordering = ["model", "query"]
         constraints = [
-            models.UniqueConstraint(fields=["model", "query", "rank"], name="ranking_rank_unique"),
-            models.UniqueConstraint(fields=["model", "query", "document"], name="ranking_document_unique"),
-            models.CheckConstraint(condition=Q(rank__gte=1), name="ranking_rank_positive"),
+            models.UniqueConstraint(fields=["model", "query"], name="ranking_list_unique"),
         ]
 
     def __str__(self):
-        return f"{self.model_id}/{self.query_id} #{self.rank}: {self.document_id}"
+        return f"{self.model_id}/{self.query_id}: {self.document_pks.size} documents"
+
+    @property
+    def document_pks(self) -> np.ndarray:
+        return document_pks_unpack(self.documents)
 
 
 class CampaignImport(models.Model):

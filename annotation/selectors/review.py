@@ -12,15 +12,16 @@ from annotation.disputes import grade_dispute, queue_rank, verdict_dispute
 from annotation.models import (
     Adjudication,
     Campaign,
+    Document,
     Judgment,
     LabelRevision,
     Preference,
-    Ranking,
     RankingModel,
     RelevanceTask,
     SideBySideTask,
     Verdict,
 )
+from annotation.selectors.rankings import side_by_side_lists
 from annotation.task_kinds import RELEVANCE, SIDE_BY_SIDE, TaskKind, task_kind
 
 
@@ -286,13 +287,8 @@ class ReviewTask:
         ]
 
 
-def _ranked_documents(model_pk: int, query_pk: int, depth: int) -> list[DocumentView]:
-    rows = (
-        Ranking.objects.filter(model_id=model_pk, query_id=query_pk, rank__lte=depth)
-        .order_by("rank")
-        .values_list("document__external_id", "document__title", "document__url", "document__body")
-    )
-    return [DocumentView(*row) for row in rows]
+def _document_views(documents: list[Document]) -> list[DocumentView]:
+    return [DocumentView(doc.external_id, doc.title, doc.url, doc.body) for doc in documents]
 
 
 def review_task(*, task: RelevanceTask | SideBySideTask, next_kind: TaskKind | None = None) -> ReviewTask:
@@ -349,6 +345,7 @@ def review_task(*, task: RelevanceTask | SideBySideTask, next_kind: TaskKind | N
             "annotator__username", "verdict", "comment", "seconds_spent", "created_at", "experimental_on_left"
         )
     ]
+    experimental_list, online_list = side_by_side_lists(task=task, depth=campaign.gsb_depth)
     return ReviewTask(
         **common,
         # In the order the lists stand on the page (`lists`: online left), so key 1 means the left list.
@@ -363,8 +360,8 @@ def review_task(*, task: RelevanceTask | SideBySideTask, next_kind: TaskKind | N
         and AdjudicationView(adjudication[0], adjudication[2], adjudication[3], adjudication[4]),
         online_model=online.name,
         experimental_model=experimental.name,
-        online_list=_ranked_documents(online.pk, task.query_id, campaign.gsb_depth),
-        experimental_list=_ranked_documents(experimental.pk, task.query_id, campaign.gsb_depth),
+        online_list=_document_views(online_list),
+        experimental_list=_document_views(experimental_list),
     )
 
 

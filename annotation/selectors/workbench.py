@@ -12,12 +12,11 @@ from annotation.models import (
     GSBScale,
     Judgment,
     Preference,
-    Ranking,
-    RankingModel,
     RelevanceTask,
     Verdict,
 )
 from annotation.roles import can_review
+from annotation.selectors.rankings import side_by_side_lists
 from annotation.task_kinds import RELEVANCE, TASK_KINDS, TaskKind, assignment_task, kind_named
 
 # Keys for grades outside 0-9; none of g s u c m, which the workbench uses.
@@ -255,17 +254,9 @@ def task_view(*, assignment: Assignment) -> dict:
             view["current"] = {"grade": judgment.grade, "comment": judgment.comment}
             view["version"] = label_version(judgment)
         return view
-    rankings = (
-        Ranking.objects.filter(query=task.query, rank__lte=campaign.gsb_depth)
-        .filter(
-            Q(model=task.experimental_model_id)
-            | Q(model__campaign=campaign, model__role=RankingModel.Role.ONLINE)
-        )
-        .select_related("document")
-        .order_by("rank")
-    )
-    experimental = [_document_view(r.document) for r in rankings if r.model_id == task.experimental_model_id]
-    online = [_document_view(r.document) for r in rankings if r.model_id != task.experimental_model_id]
+    experimental_list, online_list = side_by_side_lists(task=task, depth=campaign.gsb_depth)
+    experimental = [_document_view(document) for document in experimental_list]
+    online = [_document_view(document) for document in online_list]
     on_left = bool(assignment.experimental_on_left)  # set on every side-by-side assignment
     view["left"], view["right"] = (experimental, online) if on_left else (online, experimental)
     view["five_point"] = campaign.gsb_scale == GSBScale.FIVE_POINT

@@ -42,12 +42,16 @@ def _copy_statement(model, fields: list[str], binary: bool = False) -> str:
     )
 
 
-def rows_insert(model, fields: list[str], rows: Iterable[tuple]) -> None:
-    """Insert rows of values for `fields` (attribute names, e.g. `campaign_id`); the others get defaults."""
+def rows_insert(model, fields: list[str], rows: Iterable[tuple], types: list[str] | None = None) -> None:
+    """Insert rows of values for `fields` (attribute names, e.g. `campaign_id`); the others get defaults.
+    With PostgreSQL `types` (e.g. `["int8", "bytea"]`) the COPY is binary: no text escaping of bytes."""
     if connection.vendor != "postgresql":
         bulk_create_batched(model, (model(**dict(zip(fields, row, strict=True))) for row in rows))
         return
-    with connection.cursor() as cursor, cursor.cursor.copy(_copy_statement(model, fields)) as copy:
+    statement = _copy_statement(model, fields, binary=types is not None)
+    with connection.cursor() as cursor, cursor.cursor.copy(statement) as copy:
+        if types is not None:
+            copy.set_types(types)
         for row in rows:
             copy.write_row(row)
 

@@ -1,15 +1,16 @@
 """Creating and changing campaigns: the bundle import, run uploads, settings, and the pooling of tasks."""
 
-from collections import defaultdict
+import itertools
 
 import numpy as np
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from annotation.bundle import CampaignBundle
 from annotation.errors import InputError
 from annotation.errors import InputErrorCode as Code
 from annotation.models import (
+    DOCUMENT_PK_DTYPE,
     SHUFFLE_KEYS,
     Campaign,
     Document,
@@ -18,12 +19,12 @@ from annotation.models import (
     RankingModel,
     RelevanceTask,
     SideBySideTask,
+    random_shuffle_key,
 )
 from annotation.selectors.campaigns import campaign_graded, campaign_side_by_side_seen
+from annotation.selectors.rankings import RankedEntries, ranked_entries
 from annotation.services.bulk import (
-    BATCH_SIZE,
     Progress,
-    bulk_create_batched,
     integer_rows_insert,
     rows_insert,
 )
@@ -123,19 +124,23 @@ def campaign_import(
 def _rankings_insert(
     model_pk: int, run: RankedRun, query_pk: dict[str, int], document_pk: dict[str, int], progress
 ) -> None:
-    """Write a run's rows, its ids mapped to primary keys once per distinct id, then by array indexing."""
-    queries = np.array([query_pk[query] for query in run.queries], dtype=np.int64)
-    documents = np.array([document_pk[doc] for doc in run.documents], dtype=np.int64)
-    integer_rows_insert(
+    """Write a run's lists, one row per query: ids mapped to primary keys once per distinct id, then by array
+    indexing. `progress` counts ranked documents, as the run's lines do."""
+    queries = [query_pk[query] for query in run.queries]
+    documents = np.array([document_pk[doc] for doc in run.documents], dtype=DOCUMENT_PK_DTYPE)[run.document]
+    starts = np.flatnonzero(run.rank == 1)
+    bounds = np.append(starts, run.rank.size).tolist()
+    rows_insert(
         Ranking,
-        {
-            "model_id": np.full(run.rank.size, model_pk, dtype=np.int64),
-            "query_id": queries[run.query],
-            "document_id": documents[run.document],
-            "rank": run.rank,
-        },
-        progress,
+        ["model_id", "query_id", "documents"],
+        (
+            (model_pk, queries[run.query[start]], documents[start:end].tobytes())
+            for start, end in itertools.pairwise(bounds)
+        ),
+        types=["int8", "int8", "bytea"],
     )
+    if progress:
+        progress(int(run.rank.size))
 
 
 def _gold_set(campaign: Campaign, bundle: CampaignBundle) -> None:
@@ -249,28 +254,22 @@ def campaign_pool_tasks(*, campaign: Campaign) -> tuple[int, int]:
 
     Idempotent: existing tasks are kept. Returns how many relevance and side-by-side tasks were created.
     """
-    pooled = _relevance_tasks_pool(campaign)
-    rows = (
-        Ranking.objects.filter(model__campaign=campaign, rank__lte=campaign.gsb_depth)
-        .order_by("model_id", "query_id", "rank")
-        .values_list("model_id", "query_id", "document_id")
-    )
-    top_lists: dict[tuple[int, int], list[int]] = defaultdict(list)
-    for model_id, query_id, document_id in rows.iterator(chunk_size=BATCH_SIZE):
-        top_lists[model_id, query_id].append(document_id)
-
     models = list(campaign.models.all())
+    entries = ranked_entries(
+        model_pks=[model.pk for model in models], depth=max(campaign.pool_depth, campaign.gsb_depth)
+    )
+    pooled = _relevance_tasks_pool(campaign, entries)
+    top = entries.rank <= campaign.gsb_depth
+    top_lists = RankedEntries(
+        entries.model[top], entries.query[top], entries.document[top], entries.rank[top]
+    ).lists()
+
     online = next(model for model in models if model.role == RankingModel.Role.ONLINE)
     existing = set(
         SideBySideTask.objects.filter(campaign=campaign).values_list("query_id", "experimental_model_id")
     )
     side_by_side = [
-        SideBySideTask(
-            campaign=campaign,
-            query_id=query_id,
-            experimental_model=model,
-            lists_identical=top_lists[model.pk, query_id] == top_lists[online.pk, query_id],
-        )
+        (query_id, model.pk, top_lists[model.pk, query_id] == top_lists[online.pk, query_id])
         for model in models
         if model.role == RankingModel.Role.EXPERIMENTAL
         for (model_id, query_id) in sorted(top_lists)
@@ -278,35 +277,51 @@ def campaign_pool_tasks(*, campaign: Campaign) -> tuple[int, int]:
         and (query_id, model.pk) not in existing
         and (model.pk, query_id) in top_lists
     ]
-    bulk_create_batched(SideBySideTask, side_by_side)
+    rows_insert(
+        SideBySideTask,
+        [
+            "campaign_id",
+            "query_id",
+            "experimental_model_id",
+            "lists_identical",
+            "gold_verdict",
+            "lists_hash",
+            "slots_spent",
+            "shuffle_key",
+        ],
+        (
+            (campaign.pk, query_id, model_pk, identical, "", "", 0, random_shuffle_key())
+            for query_id, model_pk, identical in side_by_side
+        ),
+        types=["int8", "int8", "int8", "bool", "text", "text", "int4", "int4"],
+    )
     if campaign.standard_id is not None:
         side_by_side_hashes_set(campaign=campaign, top_lists=top_lists)
     return pooled, len(side_by_side)
 
 
-def _relevance_tasks_pool(campaign: Campaign) -> int:
-    """One statement: a task for every distinct (query, document) in some model's top `pool_depth` that has
-    none yet, in (query, document) order; returns how many were created."""
-    random_key = {
-        "postgresql": f"floor(random() * {SHUFFLE_KEYS})::integer",
-        "sqlite": f"abs(random() %% {SHUFFLE_KEYS})",  # %% : a literal % in a query with parameters
-    }[connection.vendor]
-    task, ranking, model = (m._meta.db_table for m in (RelevanceTask, Ranking, RankingModel))
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"""
-            INSERT INTO {task} (campaign_id, query_id, document_id, slots_spent, shuffle_key)
-            SELECT %s, query_id, document_id, 0, {random_key}
-            FROM (
-                SELECT DISTINCT r.query_id, r.document_id FROM {ranking} r
-                JOIN {model} m ON m.id = r.model_id
-                WHERE m.campaign_id = %s AND r.rank <= %s
-            ) AS top
-            WHERE NOT EXISTS (
-                SELECT 1 FROM {task} t WHERE t.query_id = top.query_id AND t.document_id = top.document_id
-            )
-            ORDER BY query_id, document_id
-            """,
-            [campaign.pk, campaign.pk, campaign.pool_depth],
-        )
-        return cursor.rowcount
+def _relevance_tasks_pool(campaign: Campaign, entries: RankedEntries) -> int:
+    """A task for every distinct (query, document) in some model's top `pool_depth` that has none yet, in
+    (query, document) order; returns how many were created."""
+    top = entries.rank <= campaign.pool_depth
+    query, document = entries.query[top], entries.document[top]
+    order = np.lexsort((document, query))
+    query, document = query[order], document[order]
+    first = np.ones(query.size, dtype=bool)  # the first of each run of equal pairs
+    first[1:] = (query[1:] != query[:-1]) | (document[1:] != document[:-1])
+    pairs = np.stack([query[first], document[first]], axis=1)
+    existing = set(RelevanceTask.objects.filter(campaign=campaign).values_list("query_id", "document_id"))
+    if existing:
+        pairs = pairs[np.array([pair not in existing for pair in map(tuple, pairs.tolist())], dtype=bool)]
+    size = len(pairs)
+    integer_rows_insert(
+        RelevanceTask,
+        {
+            "campaign_id": np.full(size, campaign.pk, dtype=np.int64),
+            "query_id": pairs[:, 0],
+            "document_id": pairs[:, 1],
+            "slots_spent": np.zeros(size, dtype=np.int64),
+            "shuffle_key": np.random.default_rng().integers(0, SHUFFLE_KEYS, size),
+        },
+    )
+    return size

@@ -5,6 +5,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from annotation.models import Campaign, Document, Query
+from annotation.selectors.rankings import ranked_entries
 from metrics.compute.ranking import evaluate_ranked
 from metrics.selectors.evaluation_data import (
     aggregated_task_grades,
@@ -64,13 +65,13 @@ def query_drilldown(*, campaign: Campaign, query_pk: int) -> QueryDrilldown:
         document = int(relevance.task_document[relevance.judgment_task[row]])
         raw.setdefault(document, []).append(int(relevance.judgment_grade[row]))
 
-    rows = (
-        query.rankings.filter(rank__lte=evaluation_depth(campaign))
-        .order_by("model_id", "rank")
-        .values_list("model_id", "rank", "document_id")
+    entries = ranked_entries(
+        model_pks=[model.pk for model in data.models], query_pk=query.pk, depth=evaluation_depth(campaign)
     )
     lists: dict[int, list[tuple[int, int]]] = {}
-    for model_pk, rank, document in rows:
+    for model_pk, rank, document in zip(
+        entries.model.tolist(), entries.rank.tolist(), entries.document.tolist(), strict=True
+    ):
         lists.setdefault(model_pk, []).append((rank, document))
     documents = {
         pk: (external_id, title, url)

@@ -10,7 +10,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 
 import numpy as np
-from django.db.models import Case, Exists, F, IntegerField, OuterRef, Subquery, When
+from django.db.models import Case, Exists, IntegerField, OuterRef, Subquery, When
 from django.db.models.functions import Cast
 
 from annotation.models import (
@@ -21,13 +21,13 @@ from annotation.models import (
     Judgment,
     Preference,
     Query,
-    Ranking,
     RankingModel,
     RelevanceTask,
     RepeatAnswer,
     SideBySideTask,
     Verdict,
 )
+from annotation.selectors.rankings import RankedEntries, ranked_entries
 from metrics.columns import fetch_columns, read_beside
 from metrics.compute.aggregation import DAWID_SKENE_MAX_ITER, aggregate_grades
 from metrics.compute.labels import TaskLabels, sorted_find
@@ -251,31 +251,32 @@ def campaign_relevance_labels_later(
 
 
 def campaign_ranking_rows(
-    *, campaign: Campaign, queries: CampaignQueries, models: list[CampaignModel], depth: int
+    *,
+    entries: RankedEntries,
+    queries: CampaignQueries,
+    models: list[CampaignModel],
+    depth: int,
+    relevance: RelevanceLabels,
 ) -> RankingRows:
     """Every model's top `depth`, plus any deeper document that has a relevance task (it may carry a label).
 
-    Deeper unjudged documents have gain 0 and cannot change any measure but Judged@k beyond `depth`. One
-    query: the top rows by the (model, query, rank) index, and the deeper ones joined to their task (a join,
-    not a per-row EXISTS).
+    Deeper unjudged documents have gain 0 and cannot change any measure but Judged@k beyond `depth`.
     """
-    rankings = Ranking.objects.filter(model_id__in=[model.pk for model in models]).order_by()
-    columns = ("model_id", "query_id", "document_id", "rank")
-    deeper = rankings.filter(rank__gt=depth, document__relevance_tasks__query_id=F("query_id"))
-    model_pk, query_pk, document_pk, rank = fetch_columns(
-        rankings.filter(rank__lte=depth)
-        .values_list(*columns)
-        .union(deeper.values_list(*columns), all=True)
-        .order_by(),  # else the union is sorted by Ranking's default ordering
-        "iiii",
-    )
+    query = queries.index_of(entries.query)
+    keep = entries.rank <= depth
+    deeper = np.flatnonzero(~keep)
+    if deeper.size and relevance.n_tasks:
+        # (query index, document pk) as one integer: query indices are below len(queries).
+        width = max(len(queries.pk), 1)
+        task_pairs = relevance.task_document * width + relevance.task_query
+        keep[deeper] = np.isin(entries.document[deeper] * width + query[deeper], task_pairs)
     model_order = np.array([model.pk for model in models], dtype=np.int64)
     sorter = np.argsort(model_order)
     return RankingRows(
-        model=sorter[np.searchsorted(model_order, model_pk, sorter=sorter)],
-        query=queries.index_of(query_pk),
-        document=document_pk,
-        rank=rank,
+        model=sorter[np.searchsorted(model_order, entries.model[keep], sorter=sorter)],
+        query=query[keep],
+        document=entries.document[keep],
+        rank=entries.rank[keep],
     )
 
 
@@ -395,19 +396,24 @@ def campaign_evaluation_data(*, campaign: Campaign, with_excluded: bool = False)
     queries = campaign_queries(campaign=campaign)
     relevance = campaign_relevance_labels_later(campaign=campaign, queries=queries, excluded=excluded)
     models = campaign_models(campaign=campaign)
-    rankings = campaign_ranking_rows(
-        campaign=campaign, queries=queries, models=models, depth=evaluation_depth(campaign)
-    )
+    entries = ranked_entries(model_pks=[model.pk for model in models])
     preferences = campaign_preferences(campaign=campaign, excluded=excluded)
     side_by_side = campaign_side_by_side(
         campaign=campaign, queries=queries, models=models, preferences=preferences
     )
+    labels = relevance.result()
     return CampaignEvaluationData(
         campaign=campaign,
         queries=queries,
         models=models,
-        relevance=relevance.result(),
-        rankings=rankings,
+        relevance=labels,
+        rankings=campaign_ranking_rows(
+            entries=entries,
+            queries=queries,
+            models=models,
+            depth=evaluation_depth(campaign),
+            relevance=labels,
+        ),
         side_by_side=side_by_side,
         preferences=preferences,
     )

@@ -20,6 +20,7 @@ from annotation.models import (
     SideBySideTask,
 )
 from annotation.services.campaigns import campaign_import, campaign_pool_tasks
+from tests.factories import ranked_ids
 
 
 def test_pooling_judges_shared_pairs_once_and_respects_depth(campaign):
@@ -53,12 +54,7 @@ def test_import_keeps_settings_scale_and_rankings(campaign):
     assert campaign.cutoffs == [1, 3, 5, 10]
     assert [g["value"] for g in campaign.scale] == [0, 1, 2, 3]
     assert campaign.guidelines.splitlines() == ["Grade each page.", "Skip what you cannot read."]
-    ranks = list(
-        Ranking.objects.filter(model__name="exp", query__external_id="q1").values_list(
-            "document__external_id", flat=True
-        )
-    )
-    assert ranks == ["d2", "d1", "d5", "d3"]
+    assert ranked_ids(model__name="exp", query__external_id="q1") == ["d2", "d1", "d5", "d3"]
     assert Query.objects.get(campaign=campaign, external_id="q2").description == "a recipe"
 
 
@@ -248,8 +244,7 @@ def test_import_campaign_reads_trec_runs(db, tmp_path, bundle_data):
     online = _run_file(tmp_path, "online.run", ["q1 Q0 d1 1 2.0 on", "q1 Q0 d2 2 1.0 on"])
     exp = _run_file(tmp_path, "exp.run", ["q1 Q0 d2 1 5.0 x", "q1 Q0 d9 2 4.0 x"])
     call_command("import_campaign", str(bundle), "--run", f"online={online}", "--run", f"exp={exp}")
-    ranked = Ranking.objects.filter(model__name="exp").order_by("rank")
-    assert [r.document.external_id for r in ranked] == ["d2", "d9"]  # d9: a bare document, created
+    assert ranked_ids(model__name="exp") == ["d2", "d9"]  # d9: a bare document, created
 
 
 @pytest.mark.parametrize(

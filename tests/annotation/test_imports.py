@@ -74,7 +74,8 @@ def test_upload_preview_confirm_creates_what_the_preview_said(manager, django_ca
     campaign = staged.campaign
     assert campaign.queries.count() == preview["queries"]
     assert campaign.documents.count() == preview["documents"]
-    assert Ranking.objects.filter(model__campaign=campaign).count() == preview["rankings"] == 13
+    lists = Ranking.objects.filter(model__campaign=campaign)
+    assert sum(ranking.document_pks.size for ranking in lists) == preview["rankings"] == 13
     assert campaign.relevance_tasks.count() == preview["relevance_tasks"]
     assert campaign.side_by_side_tasks.count() == preview["side_by_side_tasks"]
     assert not (manager_imports_dir := staged_folder(staged)).exists(), manager_imports_dir

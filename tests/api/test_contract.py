@@ -8,6 +8,7 @@ from django.core.cache import cache
 from rest_framework.test import APIClient
 
 from annotation.models import Campaign, Judgment, LabelRevision, Preference, Ranking
+from tests.factories import ranked_ids
 
 
 def _next(client, campaign):
@@ -222,8 +223,7 @@ def test_manager_uploads_a_run(manager, campaign):
     response = _upload(manager, campaign, content, name="run.trec.gz")
     assert response.status_code == 200, response.json()
     assert response.json() == {"model": "exp", "rankings": 3}
-    ranked = Ranking.objects.filter(model__name="exp", query__external_id="q1").order_by("rank")
-    assert [r.document.external_id for r in ranked] == ["d3", "d1"]
+    assert ranked_ids(model__name="exp", query__external_id="q1") == ["d3", "d1"]
 
 
 @pytest.mark.parametrize(

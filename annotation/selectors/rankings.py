@@ -1,0 +1,88 @@
+"""Ranked lists read back from `Ranking` (one row per model and query): as NumPy columns, one entry per ranked
+document, or as the documents of one list."""
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+from django.db.models import Q, QuerySet
+
+from annotation.models import DOCUMENT_PK_DTYPE, Document, Ranking, RankingModel, SideBySideTask
+
+
+@dataclass(frozen=True)
+class RankedEntries:
+    """One entry per ranked document, lists in the order read, each in rank order: the model's, query's and
+    document's primary keys and the rank (from 1)."""
+
+    model: np.ndarray  # int64
+    query: np.ndarray  # int64
+    document: np.ndarray  # int64
+    rank: np.ndarray  # int32
+
+    @classmethod
+    def from_rows(
+        cls, rows: Iterable[tuple[int, int, bytes | memoryview]], depth: int | None = None
+    ) -> "RankedEntries":
+        """Entries of `(model pk, query pk, packed documents)` rows, each list cut to its top `depth`."""
+        models, queries, packed = [], [], []
+        width = DOCUMENT_PK_DTYPE.itemsize
+        for model, query, documents in rows:
+            models.append(model)
+            queries.append(query)
+            packed.append(documents if depth is None else documents[: depth * width])
+        lengths = np.fromiter((len(documents) // width for documents in packed), np.int64, len(packed))
+        document = np.frombuffer(b"".join(packed), dtype=DOCUMENT_PK_DTYPE).astype(np.int64)
+        starts = np.cumsum(lengths) - lengths
+        rank = (np.arange(document.size) - np.repeat(starts, lengths) + 1).astype(np.int32)
+        return cls(
+            np.repeat(np.array(models, dtype=np.int64), lengths),
+            np.repeat(np.array(queries, dtype=np.int64), lengths),
+            document,
+            rank,
+        )
+
+    def lists(self) -> dict[tuple[int, int], list[int]]:
+        """(model pk, query pk) → document pks in rank order."""
+        starts = np.flatnonzero(self.rank == 1)
+        if not starts.size:
+            return {}
+        lists = np.split(self.document, starts[1:])
+        return {
+            (model, query): documents.tolist()
+            for model, query, documents in zip(
+                self.model[starts].tolist(), self.query[starts].tolist(), lists, strict=True
+            )
+        }
+
+
+def ranked_entries(
+    *, model_pks: list[int], query_pk: int | None = None, depth: int | None = None
+) -> RankedEntries:
+    """The lists of these models (for one query, when given), each cut to its top `depth`: one query."""
+    rankings = Ranking.objects.filter(model_id__in=model_pks).order_by("model_id", "query_id")
+    if query_pk is not None:
+        rankings = rankings.filter(query_id=query_pk)
+    return RankedEntries.from_rows(rankings.values_list("model_id", "query_id", "documents"), depth)
+
+
+def ranked_documents(rankings: QuerySet[Ranking], depth: int) -> dict[int, list[Document]]:
+    """Model pk → the top `depth` documents of its list among `rankings` (lists of one query): two queries."""
+    entries = RankedEntries.from_rows(rankings.values_list("model_id", "query_id", "documents"), depth)
+    documents = Document.objects.in_bulk(set(entries.document.tolist()))
+    return {
+        model: [documents[pk] for pk in document_pks] for (model, _), document_pks in entries.lists().items()
+    }
+
+
+def side_by_side_lists(*, task: SideBySideTask, depth: int) -> tuple[list[Document], list[Document]]:
+    """The experimental and the online model's top `depth` documents for a side-by-side task: two queries."""
+    lists = ranked_documents(
+        Ranking.objects.filter(query_id=task.query_id).filter(
+            Q(model_id=task.experimental_model_id)
+            | Q(model__campaign_id=task.campaign_id, model__role=RankingModel.Role.ONLINE)
+        ),
+        depth,
+    )
+    experimental = lists.pop(task.experimental_model_id, [])
+    return experimental, next(iter(lists.values()), [])
