@@ -1,3 +1,5 @@
+from concurrent.futures import ThreadPoolExecutor
+
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.bundle import load_json, load_run, parse_bundle, ranking_rows
@@ -9,6 +11,9 @@ from annotation.services.campaigns import campaign_import
 
 class Command(BaseCommand):
     help = "Create a campaign from a JSON bundle (and TREC runs), all in one transaction; prints its id."
+    # The system checks import every URLconf and view, a second or more before any work: `migrate` and
+    # `runserver` run them.
+    requires_system_checks = []
 
     def add_arguments(self, parser):
         parser.add_argument("bundle", help="the campaign bundle (JSON, may be gzipped)")
@@ -21,19 +26,25 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, bundle, run, **options):
-        runs = {}
-        try:
-            for spec in run:
-                model, _, path = spec.partition("=")
-                if not model or not path:
-                    raise CommandError(f"--run {spec!r}: write it as MODEL=PATH")
-                runs[model] = load_run(path, path)
-            parsed = parse_bundle(load_json(read_text(bundle), bundle), bundle, require_rankings=not runs)
-            warnings = import_preview(parsed, runs).warnings
-            with progress_bar(ranking_rows(parsed, runs), "rankings") as bar:
-                campaign = campaign_import(bundle=parsed, runs=runs, progress=bar.update)
-        except InputError as exc:
-            raise command_error(exc) from None
-        for warning in warnings:
-            self.stderr.write(f"warning: {warning}")
+        specs = {}
+        for spec in run:
+            model, _, path = spec.partition("=")
+            if not model or not path:
+                raise CommandError(f"--run {spec!r}: write it as MODEL=PATH")
+            specs[model] = path
+        # Two threads: NumPy reads one run while the other thread reads the next, and the warnings are
+        # worked out while the import waits on the database.
+        with ThreadPoolExecutor(2) as pool:
+            try:
+                loading = {model: pool.submit(load_run, path, path) for model, path in specs.items()}
+                data = load_json(read_text(bundle), bundle)
+                parsed = parse_bundle(data, bundle, require_rankings=not specs)
+                runs = {model: future.result() for model, future in loading.items()}
+                preview = pool.submit(import_preview, parsed, runs)
+                with progress_bar(ranking_rows(parsed, runs), "rankings") as bar:
+                    campaign = campaign_import(bundle=parsed, runs=runs, progress=bar.update)
+            except InputError as exc:
+                raise command_error(exc) from None
+            for warning in preview.result().warnings:
+                self.stderr.write(f"warning: {warning}")
         self.stdout.write(str(campaign.pk))
