@@ -151,7 +151,8 @@ class RankingModel(models.Model):
 
 
 class Query(models.Model):
-    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="queries")
+    # The (campaign, external_id) constraint's index serves lookups by campaign: no index of its own.
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="queries", db_index=False)
     external_id = models.CharField(max_length=100)
     text = models.TextField()
     description = models.TextField(blank=True, help_text="The intent behind the query, shown to annotators.")
@@ -171,7 +172,8 @@ class Query(models.Model):
 
 
 class Document(models.Model):
-    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="documents")
+    # The (campaign, external_id) constraint's index serves lookups by campaign: no index of its own.
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="documents", db_index=False)
     external_id = models.CharField(max_length=200)
     title = models.TextField(blank=True)
     url = models.TextField(blank=True)

@@ -29,8 +29,11 @@ class HandedOutTask(models.Model):
 class RelevanceTask(HandedOutTask):
     """A pooled (query, document) pair to grade; shared by every model that retrieved it."""
 
-    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="relevance_tasks")
-    query = models.ForeignKey(Query, on_delete=models.CASCADE, related_name="relevance_tasks")
+    # The indexes below start with campaign and with query: no index of their own.
+    campaign = models.ForeignKey(
+        Campaign, on_delete=models.CASCADE, related_name="relevance_tasks", db_index=False
+    )
+    query = models.ForeignKey(Query, on_delete=models.CASCADE, related_name="relevance_tasks", db_index=False)
     document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="relevance_tasks")
     gold_grade = models.SmallIntegerField(null=True, blank=True, help_text="A known grade, for gold checks.")
 
@@ -48,8 +51,13 @@ class RelevanceTask(HandedOutTask):
 class SideBySideTask(HandedOutTask):
     """The online model's list against one experimental model's list for a query."""
 
-    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="side_by_side_tasks")
-    query = models.ForeignKey(Query, on_delete=models.CASCADE, related_name="side_by_side_tasks")
+    # The indexes below start with campaign and with query: no index of their own.
+    campaign = models.ForeignKey(
+        Campaign, on_delete=models.CASCADE, related_name="side_by_side_tasks", db_index=False
+    )
+    query = models.ForeignKey(
+        Query, on_delete=models.CASCADE, related_name="side_by_side_tasks", db_index=False
+    )
     experimental_model = models.ForeignKey(RankingModel, on_delete=models.CASCADE, related_name="+")
     lists_identical = models.BooleanField(
         default=False, help_text="Both top-gsb_depth lists are the same documents in the same order."
