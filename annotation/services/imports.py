@@ -138,7 +138,7 @@ def import_cancel(*, staged: CampaignImport) -> None:
 
 class _ProgressFile:
     """Ranking rows written so far, in a file beside the uploads: the import's own transaction hides its
-    rows from the page, a file does not. Written at most twice a second."""
+    rows from the page, a file does not. Written at most twice a second, and when the last row is."""
 
     def __init__(self, path: Path, total: int):
         self.path, self.total, self.rows, self.written_at = path, total, 0, 0.0
@@ -150,7 +150,7 @@ class _ProgressFile:
 
     def update(self, rows: int) -> None:
         self.rows += rows
-        if time.monotonic() - self.written_at > 0.5:
+        if self.rows >= self.total or time.monotonic() - self.written_at > 0.5:
             self._write()
 
 

@@ -18,7 +18,10 @@
         }
         if (progress) {
           Object.assign(bar, { value: progress.rows, max: Math.max(progress.total, 1) });
-          rows.textContent = `${progress.rows} of ${progress.total} ranking rows`;
+          rows.textContent =
+            progress.rows < progress.total
+              ? `${progress.rows} of ${progress.total} ranking rows`
+              : `All ${progress.total} ranking rows written; pooling the tasks`;
         }
       }
     } catch {
