@@ -16,7 +16,7 @@ from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.bundle import CampaignBundle, load_json, load_run, parse_bundle, ranking_rows
+from annotation.bundle import CampaignBundle, load_json, load_runs, parse_bundle, ranking_rows
 from annotation.errors import InputError
 from annotation.errors import InputErrorCode as Code
 from annotation.models import CampaignImport, JudgingStandard
@@ -76,11 +76,12 @@ def _read_bundle(staged: CampaignImport, *, require_rankings: bool) -> CampaignB
 
 
 def _read(staged: CampaignImport) -> tuple[CampaignBundle, dict[str, RankedRun]]:
-    runs: dict[str, RankedRun] = {}
+    files: dict[str, tuple[str, str]] = {}
     for run in staged.runs:
-        if run["model"] in runs:
+        if run["model"] in files:
             raise InputError(Code.DUPLICATE_ID, f"two runs for model {run['model']!r}", field="model")
-        runs[run["model"]] = load_run(str(import_folder(staged) / run["path"]), run["file"])
+        files[run["model"]] = (str(import_folder(staged) / run["path"]), run["file"])
+    runs = load_runs(files)
     return _read_bundle(staged, require_rankings=not runs), runs
 
 

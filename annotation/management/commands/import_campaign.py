@@ -2,7 +2,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.bundle import load_json, load_run, parse_bundle, ranking_rows
+from annotation.bundle import load_json, load_runs, parse_bundle, ranking_rows
 from annotation.errors import InputError
 from annotation.management.cli import command_error, progress_bar, read_text
 from annotation.previews import import_preview
@@ -32,19 +32,16 @@ class Command(BaseCommand):
             if not model or not path:
                 raise CommandError(f"--run {spec!r}: write it as MODEL=PATH")
             specs[model] = path
-        # Two threads: NumPy reads one run while the other thread reads the next, and the warnings are
-        # worked out while the import waits on the database.
-        with ThreadPoolExecutor(2) as pool:
-            try:
-                loading = {model: pool.submit(load_run, path, path) for model, path in specs.items()}
-                data = load_json(read_text(bundle), bundle)
-                parsed = parse_bundle(data, bundle, require_rankings=not specs)
-                runs = {model: future.result() for model, future in loading.items()}
+        try:
+            runs = load_runs({model: (path, path) for model, path in specs.items()})
+            parsed = parse_bundle(load_json(read_text(bundle), bundle), bundle, require_rankings=not runs)
+            # The warnings are worked out on a second thread while the import waits on the database.
+            with ThreadPoolExecutor(1) as pool:
                 preview = pool.submit(import_preview, parsed, runs)
                 with progress_bar(ranking_rows(parsed, runs), "rankings") as bar:
                     campaign = campaign_import(bundle=parsed, runs=runs, progress=bar.update)
-            except InputError as exc:
-                raise command_error(exc) from None
-            for warning in preview.result().warnings:
-                self.stderr.write(f"warning: {warning}")
+        except InputError as exc:
+            raise command_error(exc) from None
+        for warning in preview.result().warnings:
+            self.stderr.write(f"warning: {warning}")
         self.stdout.write(str(campaign.pk))
