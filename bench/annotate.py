@@ -11,10 +11,16 @@ then measures three phases on it with the same number of client threads:
    the time: a floor, since every label round trip does at least this much;
 3. annotation: each annotator (logged in before the clock) opens the workbench, then loops as its script
    does: POST a label, which answers with the next task (leased in the same request), until time is up or
-   nothing is left.
+   nothing is left;
+4. API: each annotator loops with its token on POST next-task, then POST its judgment (two requests per
+   label), for the same time.
 
-The ratio is annotation round trips (labels stored) per second over trivial requests per second; the target
-is at least 0.5. Afterwards it checks that no task holds more labels than its overlap.
+For the web and API phases it reports labels/s, p50/p95 and the server's CPU per label: the CPU seconds
+gunicorn's processes spent in the phase (from /proc) over the labels stored. In one process it counts the
+SQL statements of each path. Sessions and the cache are in Redis (BENCH_REDIS, `--no-redis` for the
+database), as in production. The ratio is web round trips per second over trivial requests per second;
+the target is at least 0.5. Afterwards it checks that no task holds more labels than its overlap and that
+every answer was a success (200 or 201) stored.
 """
 
 import argparse
@@ -35,6 +41,7 @@ import requests
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVER = os.environ.get("BENCH_PG", "postgres://postgres@127.0.0.1:5432")
+REDIS = os.environ.get("BENCH_REDIS", "redis://127.0.0.1:6379/15")
 DATABASE = "judgeboard_bench_annotate"
 PASSWORD = "bench-password-1"
 TASK_URL = re.compile(r'action="(/campaigns/\d+/tasks/\d+/)"')
@@ -45,8 +52,13 @@ def psql(sql: str) -> None:
     subprocess.run(["psql", f"{SERVER}/postgres", "-qAt", "-c", sql], check=True, capture_output=True)
 
 
-def setup_django() -> None:
+def setup_django(redis: bool) -> None:
     """This process's Django as the server's: production mode, so in-process costs compare (`in_process`)."""
+    if redis:
+        os.environ["REDIS_URL"] = REDIS
+        import redis as redis_client
+
+        redis_client.Redis.from_url(REDIS).flushdb()  # the bench's own database number
     os.environ.update(
         {
             "DATABASE_URL": f"{SERVER}/{DATABASE}",
@@ -64,7 +76,7 @@ def setup_django() -> None:
     django.setup()
 
 
-def seed(queries: int, annotators: int) -> int:
+def seed(queries: int, annotators: int) -> tuple[int, list[str]]:
     from django.contrib.auth import get_user_model
     from django.contrib.auth.hashers import make_password
     from django.contrib.auth.models import Group
@@ -73,6 +85,7 @@ def seed(queries: int, annotators: int) -> int:
 
     from annotation.bundle import parse_bundle
     from annotation.services.campaigns import campaign_import
+    from annotation.services.tokens import token_get_or_create
 
     call_command("migrate", verbosity=0)
     rng = random.Random(11)
@@ -99,9 +112,10 @@ def seed(queries: int, annotators: int) -> int:
         get_user_model()(username=f"bench{i}", password=password) for i in range(annotators)
     )
     group.user_set.add(*users)
+    tokens = [token_get_or_create(user=user).key for user in users]
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")  # as autovacuum soon would; without stats PostgreSQL picks nested loops
-    return campaign.pk
+    return campaign.pk, tokens
 
 
 def lease_query_plan(campaign_id: int) -> str:
@@ -176,6 +190,20 @@ def login(base: str, index: int) -> requests.Session:
     return session
 
 
+def server_cpu_seconds(server: subprocess.Popen) -> float:
+    """User and system CPU seconds of gunicorn's processes (its master and workers, one process group)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # gone meanwhile
+        if int(fields[2]) == server.pid:  # its process group
+            total += int(fields[11]) + int(fields[12])
+    return total / ticks
+
+
 def annotator(
     base: str, session: requests.Session, index: int, campaign: int, deadline: float, stats: dict, lock
 ):
@@ -202,12 +230,43 @@ def annotator(
         )
         posts.append(time.perf_counter() - started)
         if response.status_code != 200:
+            with lock:
+                stats["refused"] += 1
             break  # refused: the bench would otherwise loop on the same task
         labels += 1
         page = response.text
     with lock:
         stats["post"] += posts
         stats["labels"] += labels
+
+
+def api_annotator(base: str, token: str, index: int, campaign: int, deadline: float, stats: dict, lock):
+    """The API's loop: POST next-task, then POST the judgment; a label is two requests."""
+    rng = random.Random(index)
+    session = client(base)
+    session.headers["Authorization"] = f"Token {token}"
+    times, labels, refused = [], 0, 0
+    while time.monotonic() < deadline:
+        started = time.perf_counter()
+        task = session.post(f"{base}/api/campaigns/{campaign}/next-task/")
+        if task.status_code == 204:
+            break  # nothing left for this annotator
+        body = task.json()
+        label = (
+            {"grade": rng.randint(0, 3)}
+            if body["kind"] == "relevance"
+            else {"verdict": rng.choice(["left", "same", "right"])}
+        )
+        response = session.post(f"{base}/api/tasks/{body['id']}/judgment/", json=label)
+        times.append(time.perf_counter() - started)
+        if response.status_code != 201:
+            refused += 1
+            break
+        labels += 1
+    with lock:
+        stats["api"] += times
+        stats["api_labels"] += labels
+        stats["refused"] += refused
 
 
 def reader(base: str, session: requests.Session, campaign: int, deadline: float, stats: dict, lock):
@@ -250,9 +309,10 @@ def percentiles(values: list[float]) -> dict[str, float]:
     return {"p50": cuts[49] * 1000, "p95": cuts[94] * 1000, "p99": cuts[98] * 1000}
 
 
-def in_process(campaign: int, rounds: int = 100) -> list[tuple[str, float, float]]:
+def in_process(campaign: int, token: str, rounds: int = 100) -> list[tuple[str, float, float]]:
     """Per request inside this process (Django's test client: no HTTP, no concurrency), one annotator:
-    (what, milliseconds, SQL statements) for /healthz, the read-only task page, a label with the next task."""
+    (what, milliseconds, SQL statements) for /healthz, the read-only task page, a label with the next task
+    on the web path and on the API path (next-task, then the judgment)."""
     from django.contrib.auth import get_user_model
     from django.db import connection
     from django.test import Client
@@ -261,17 +321,26 @@ def in_process(campaign: int, rounds: int = 100) -> list[tuple[str, float, float
     browser.force_login(get_user_model().objects.get(username="bench0"))
     page = {"html": browser.get(f"/campaigns/{campaign}/work/", secure=True).text}
     task_url = TASK_URL.search(page["html"])[1]
+    api = Client(headers={"X-Forwarded-Proto": "https", "Authorization": f"Token {token}"})
 
     def label():
         html = page["html"]
         data = {"grade": 1} if 'name="grade"' in html else {"side": "same"}
         response = browser.post(TASK_URL.search(html)[1], data, secure=True, headers={"X-Workbench": "next"})
+        assert response.status_code == 200, response.status_code
         page["html"] = response.text
+
+    def api_label():
+        task = api.post(f"/api/campaigns/{campaign}/next-task/", secure=True).json()
+        data = {"grade": 1} if task["kind"] == "relevance" else {"verdict": "same"}
+        response = api.post(f"/api/tasks/{task['id']}/judgment/", data, "application/json", secure=True)
+        assert response.status_code == 201, response.status_code
 
     requests_ = (
         ("/healthz", lambda: browser.get("/healthz", secure=True)),
         ("task page (GET)", lambda: browser.get(task_url, secure=True)),
-        ("label + next (POST)", label),
+        ("label + next (web)", label),
+        ("label + next (API)", api_label),
     )
     statements = []
 
@@ -281,13 +350,14 @@ def in_process(campaign: int, rounds: int = 100) -> list[tuple[str, float, float
 
     costs = []
     for name, request in requests_:
+        request()  # warm: a first label of a kind compiles its templates
         statements.clear()
         with connection.execute_wrapper(count):
             request()
-        started = time.perf_counter()
+        started = time.process_time()
         for _ in range(rounds):
             request()
-        costs.append((name, (time.perf_counter() - started) * 1000 / rounds, len(statements)))
+        costs.append((name, (time.process_time() - started) * 1000 / rounds, len(statements)))
     return costs
 
 
@@ -301,19 +371,27 @@ def over_assigned() -> int:
     return relevance.count() + sbs.count()
 
 
+def phase(server, target, arguments: list[tuple]) -> tuple[float, float]:
+    """Run a phase's clients; its elapsed seconds and gunicorn's CPU seconds in it."""
+    cpu = server_cpu_seconds(server)
+    elapsed = run_clients(target, arguments)
+    return elapsed, server_cpu_seconds(server) - cpu
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--annotators", type=int, default=50)
     parser.add_argument("--seconds", type=float, default=30)
     parser.add_argument("--queries", type=int, default=1000)
+    parser.add_argument("--no-redis", action="store_true", help="sessions and cache in the database")
     args = parser.parse_args()
 
     psql(f"DROP DATABASE IF EXISTS {DATABASE} WITH (FORCE)")
     psql(f"CREATE DATABASE {DATABASE}")
     server = None
     try:
-        setup_django()
-        campaign = seed(args.queries, args.annotators)
+        setup_django(redis=not args.no_redis)
+        campaign, tokens = seed(args.queries, args.annotators)
         from django.db import connections
 
         from annotation.models import Judgment, Preference, RelevanceTask, SideBySideTask
@@ -326,14 +404,26 @@ def main() -> None:
         base = f"http://127.0.0.1:{port}"
         wait_ready(base)
         sessions = [login(base, i) for i in range(args.annotators)]  # before the clock: PBKDF2 is slow
-        stats, lock = {"post": [], "healthz": [], "read": [], "labels": 0}, threading.Lock()
+        stats, lock = {"post": [], "healthz": [], "read": [], "api": [], "labels": 0}, threading.Lock()
+        stats.update(api_labels=0, refused=0)
         deadline = time.monotonic() + args.seconds / 3
-        trivial_elapsed = run_clients(health, [(base, deadline, stats, lock)] * args.annotators)
+        trivial_elapsed, trivial_cpu = phase(
+            server, health, [(base, deadline, stats, lock)] * args.annotators
+        )
         deadline = time.monotonic() + args.seconds / 3
-        read_elapsed = run_clients(reader, [(base, s, campaign, deadline, stats, lock) for s in sessions])
+        read_elapsed, _ = phase(
+            server, reader, [(base, s, campaign, deadline, stats, lock) for s in sessions]
+        )
         deadline = time.monotonic() + args.seconds
-        elapsed = run_clients(
-            annotator, [(base, s, i, campaign, deadline, stats, lock) for i, s in enumerate(sessions)]
+        elapsed, web_cpu = phase(
+            server, annotator, [(base, s, i, campaign, deadline, stats, lock) for i, s in enumerate(sessions)]
+        )
+        web_stored = Judgment.objects.count() + Preference.objects.count()
+        deadline = time.monotonic() + args.seconds
+        api_elapsed, api_cpu = phase(
+            server,
+            api_annotator,
+            [(base, t, i, campaign, deadline, stats, lock) for i, t in enumerate(tokens)],
         )
         stored = Judgment.objects.count() + Preference.objects.count()
         trivial_rate = len(stats["healthz"]) / trivial_elapsed
@@ -341,26 +431,43 @@ def main() -> None:
         label_rate = stats["labels"] / elapsed
         print(
             f"campaign: {tasks[0]} relevance + {tasks[1]} side-by-side tasks, overlap 3; "
-            f"{args.annotators} client threads, gunicorn -w 4"
+            f"{args.annotators} client threads, gunicorn -w 4, "
+            f"sessions and cache in {'the database' if args.no_redis else 'Redis'}"
         )
-        print(f"trivial: {len(stats['healthz'])} requests in {trivial_elapsed:.1f} s ({trivial_rate:.1f}/s)")
-        print(f"task page read: {len(stats['read'])} requests in {read_elapsed:.1f} s ({read_rate:.1f}/s)")
         print(
-            f"annotation: {stats['labels']} round trips in {elapsed:.1f} s ({label_rate:.1f} labels/s); "
-            f"labels stored: {stored}"
+            f"trivial: {len(stats['healthz'])} requests in {trivial_elapsed:.1f} s ({trivial_rate:.1f}/s), "
+            f"server CPU {trivial_cpu * 1000 / len(stats['healthz']):.2f} ms each"
         )
-        rows = (("healthz (GET)", "healthz"), ("task page (GET)", "read"), ("label + next (POST)", "post"))
+        print(f"task page read: {len(stats['read'])} requests in {read_elapsed:.1f} s ({read_rate:.1f}/s)")
+        for name, labels, seconds, cpu in (
+            ("web", stats["labels"], elapsed, web_cpu),
+            ("API", stats["api_labels"], api_elapsed, api_cpu),
+        ):
+            print(
+                f"annotation ({name}): {labels} labels in {seconds:.1f} s ({labels / seconds:.1f} labels/s), "
+                f"server CPU {cpu * 1000 / labels:.2f} ms per label (target <= 12)"
+            )
+        print(
+            f"labels stored: {web_stored} by the web path, {stored - web_stored} by the API; refused: "
+            f"{stats['refused']}"
+        )
+        rows = (
+            ("healthz (GET)", "healthz"),
+            ("task page (GET)", "read"),
+            ("label + next (web)", "post"),
+            ("label + next (API)", "api"),
+        )
         for name, key in rows:
             cuts = "  ".join(f"{k} {v:7.1f} ms" for k, v in percentiles(stats[key]).items())
             print(f"{name:19} n={len(stats[key]):6}  {cuts}")
         print(f"ratio task page reads/s / trivial requests/s: {read_rate / trivial_rate:.2f} (a floor)")
         print(f"ratio round trips/s / trivial requests/s: {label_rate / trivial_rate:.2f} (target >= 0.5)")
-        for name, milliseconds, queries in in_process(campaign):
-            print(f"in one process: {name:19} {milliseconds:6.2f} ms, {queries} SQL statements")
+        for name, milliseconds, queries in in_process(campaign, tokens[0]):
+            print(f"in one process: {name:19} {milliseconds:6.2f} ms CPU, {queries} SQL statements")
         overfull = over_assigned()
         print(f"over-assigned tasks: {overfull}")
         connections.close_all()
-        if overfull:
+        if overfull or stats["refused"] or stored != stats["labels"] + stats["api_labels"]:
             sys.exit(1)
     finally:
         if server is not None:
