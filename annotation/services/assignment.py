@@ -24,6 +24,7 @@ from django.utils import timezone
 from annotation.errors import TaskError, TaskErrorCode
 from annotation.models import SHUFFLE_KEYS, AnnotatorExclusion, Assignment, Campaign, SkipReason, TaskOrder
 from annotation.selectors.workbench import row_count, task_candidates
+from annotation.services import round_trip
 from annotation.task_kinds import RELEVANCE, SIDE_BY_SIDE, TASK_KINDS, TaskKind, assignment_task, task_kind
 
 # A fresh statement after the lock sees leases committed meanwhile; a few rounds cover those races.
@@ -43,21 +44,41 @@ def task_next(*, annotator, campaign: Campaign) -> Assignment | None:
     excluded = AnnotatorExclusion.objects.filter(
         campaign=campaign, annotator=OuterRef("pk"), reinstated_at__isnull=True
     )
+    now = timezone.now()
     locked = get_user_model().objects.select_for_update(of=("self",)).filter(pk=annotator.pk)
-    if locked.annotate(excluded=Exists(excluded)).values_list("excluded", flat=True).first():
+    flags = locked.annotate(
+        excluded=Exists(excluded),
+        expired=Exists(Assignment.objects.filter(status=Assignment.Status.LEASED, expires_at__lte=now)),
+    )
+    is_excluded, any_expired = flags.values_list("excluded", "expired").get()
+    if is_excluded:
         raise TaskError(
             TaskErrorCode.EXCLUDED, "Your labels in this campaign are no longer used; ask its manager."
         )
-    now = timezone.now()
-    leases_expire(now=now)
+    if any_expired:
+        leases_expire(now=now)
+    kinds = _kinds_in_order(campaign)
+    repeat_drawn = campaign.repeat_rate and random.random() < campaign.repeat_rate
+    if round_trip.enabled() and not repeat_drawn:
+        # The common case in one statement per kind; the general path below when it does not hold.
+        expires = now + timedelta(minutes=settings.TASK_LEASE_MINUTES)
+        for kind in kinds:
+            start = random.randrange(SHUFFLE_KEYS)
+            held, lease = round_trip.lease_new(
+                kind=kind, annotator=annotator, campaign=campaign, now=now, expires=expires, start=start
+            )
+            if lease is not None:
+                return lease
+            if held:
+                break
     own = _lease_own(annotator=annotator, campaign=campaign, now=now)
     if own is not None:
         return own
-    if campaign.repeat_rate and random.random() < campaign.repeat_rate:
+    if repeat_drawn:
         repeat = _repeat_lease(annotator=annotator, campaign=campaign, now=now)
         if repeat is not None:
             return repeat
-    for kind in _kinds_in_order(campaign):
+    for kind in kinds:
         task = _task_lock_open(kind=kind, annotator=annotator, campaign=campaign)
         if task is not None:
             return _lease(kind=kind, annotator=annotator, task=task)

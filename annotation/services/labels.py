@@ -24,8 +24,9 @@ from annotation.models import (
     Verdict,
 )
 from annotation.selectors.workbench import label_version, preference_side
+from annotation.services import round_trip
 from annotation.services.assignment import lease_claim, lease_finish, repeat_lease_live, task_lock
-from annotation.task_kinds import task_kind
+from annotation.task_kinds import RELEVANCE, SIDE_BY_SIDE, TaskKind, task_kind
 
 SIDES = ("left", "same", "right")
 
@@ -59,6 +60,19 @@ def judgment_submit(
             f"{grade!r} is not on this campaign's scale ({', '.join(map(str, values))})",
             field="grade",
         )
+    stored = _first_label_store(
+        kind=RELEVANCE,
+        task=task,
+        annotator=annotator,
+        version=version,
+        reported=seconds_spent,
+        answer={"grade": grade},
+        comment=comment,
+    )
+    if stored is not None:
+        shown = Judgment(task=task, annotator=annotator, grade=grade, comment=comment)
+        shown.pk, shown.seconds_spent = stored.id, stored.seconds_spent
+        return shown, True
     task_lock(task=task)  # first: a double submit must see the label its twin just wrote
     judgment = Judgment.objects.filter(task=task, annotator=annotator).first()
     repeat = judgment and repeat_lease_live(annotator=annotator, task=task)
@@ -84,6 +98,20 @@ def judgment_submit(
     lease_finish(assignment=assignment, task=task)
     _revision(annotator, task, LabelRevision.Kind.JUDGMENT, "", str(grade))
     return judgment, True
+
+
+def _first_label_store(
+    *, kind: TaskKind, task, annotator, version: str | None, reported: float | None, **label
+) -> round_trip.StoredLabel | None:
+    """The common case in one statement where the database can (`round_trip`): a first label on a live
+    lease. None when it does not apply or did not hold; then the general path decides."""
+    if not round_trip.enabled() or version not in (None, label_version(None)):
+        return None
+    if task.campaign.archived_at is not None or (reported is not None and reported < 0):
+        return None  # refused by the general path, with its reason
+    return round_trip.first_label_store(
+        kind=kind, task=task, annotator=annotator, now=timezone.now(), reported=reported, **label
+    )
 
 
 def _repeat_answer(repeat: Assignment, seconds_spent: float | None, **answer) -> None:
@@ -132,6 +160,26 @@ def preference_submit(
             )
     elif strength is not None:
         raise TaskError(TaskErrorCode.INVALID_LABEL, "no strength on this choice", field="strength")
+    stored = _first_label_store(
+        kind=SIDE_BY_SIDE,
+        task=task,
+        annotator=annotator,
+        version=version,
+        reported=seconds_spent,
+        answer={"side": side, "strength": strength},
+        comment=comment,
+    )
+    if stored is not None:
+        shown = Preference(
+            task=task,
+            annotator=annotator,
+            experimental_on_left=stored.experimental_on_left,
+            verdict=stored.verdict,
+            strength=strength,
+            comment=comment,
+        )
+        shown.pk, shown.seconds_spent = stored.id, stored.seconds_spent
+        return shown, True
     task_lock(task=task)
     preference = Preference.objects.filter(task=task, annotator=annotator).first()
     repeat = preference and repeat_lease_live(annotator=annotator, task=task)

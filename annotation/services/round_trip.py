@@ -1,0 +1,207 @@
+"""The label round trip's common case on PostgreSQL, one statement each: a first label on a live lease
+(`first_label_store`: the task locked, the lease closed, the label and its revision written) and a new lease
+(`lease_new`: an unseen task with an open slot locked, its slot taken, the lease written).
+
+Each returns None when its case does not hold (a changed label, a repeat, a late or refused submit, a lease
+to renew or none to take); the caller then takes the general path in `labels.py` / `assignment.py`, which
+decides and words the outcome, so the rules live there and these statements only say when they surely hold.
+SQLite always takes the general path.
+
+Why: the ORM spends about a millisecond of a worker's CPU building each statement, and the round trip is the
+request hundreds of raters repeat all day (docs/performance.md).
+"""
+
+import random
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db import connection
+
+from annotation.models import Assignment
+from annotation.task_kinds import RELEVANCE, TaskKind
+
+# The lease closed by a first label: the annotator's own, live, not a repeat, with the task locked first
+# (the lock order of every slot change); a member of the campaign unless it is open to all.
+_LEASE_CLOSE = """
+task AS (SELECT id FROM {task_table} WHERE id = %(task)s FOR NO KEY UPDATE),
+lease AS (
+    UPDATE annotation_assignment SET status = 'submitted', finished_at = %(now)s
+    WHERE {task_column} = (SELECT id FROM task) AND annotator_id = %(annotator)s
+      AND NOT repeat AND status = 'leased'
+      AND (%(open_to_all)s OR EXISTS (
+          SELECT 1 FROM annotation_campaign_members
+          WHERE campaign_id = %(campaign)s AND user_id = %(annotator)s))
+    RETURNING leased_at, experimental_on_left
+)"""
+
+# The server's measure of time spent, which a client's own may only shorten (`labels._seconds_spent`).
+_SECONDS = "LEAST(EXTRACT(EPOCH FROM %(now)s - lease.leased_at)::float8, %(reported)s)"
+
+_JUDGMENT_STORE = f"""
+WITH {_LEASE_CLOSE.format(task_table="annotation_relevancetask", task_column="relevance_task_id")},
+label AS (
+    INSERT INTO annotation_judgment (task_id, annotator_id, grade, comment, seconds_spent, created_at,
+                                     updated_at)
+    SELECT %(task)s, %(annotator)s, %(grade)s, %(comment)s, {_SECONDS}, %(now)s, %(now)s FROM lease
+    RETURNING id, seconds_spent
+),
+revision AS (
+    INSERT INTO annotation_labelrevision (kind, relevance_task_id, changed_by_id, old_value, new_value, note,
+                                          created_at)
+    SELECT 'judgment', %(task)s, %(annotator)s, '', (%(grade)s)::text, '', %(now)s FROM label
+)
+SELECT id, seconds_spent, NULL, NULL FROM label
+"""
+
+# The verdict relative to the experimental model from the side pressed (`labels._verdict`).
+_VERDICT = """CASE WHEN %(side)s = 'same' THEN 'same'
+    WHEN (%(side)s = 'left') = COALESCE(lease.experimental_on_left, false) THEN 'good' ELSE 'bad' END"""
+
+_PREFERENCE_STORE = f"""
+WITH {_LEASE_CLOSE.format(task_table="annotation_sidebysidetask", task_column="side_by_side_task_id")},
+label AS (
+    INSERT INTO annotation_preference (task_id, annotator_id, experimental_on_left, verdict, strength,
+                                       comment, seconds_spent, created_at, updated_at)
+    SELECT %(task)s, %(annotator)s, COALESCE(lease.experimental_on_left, false), {_VERDICT}, %(strength)s,
+           %(comment)s, {_SECONDS}, %(now)s, %(now)s FROM lease
+    RETURNING id, seconds_spent, verdict, experimental_on_left
+),
+revision AS (
+    INSERT INTO annotation_labelrevision (kind, side_by_side_task_id, changed_by_id, old_value, new_value,
+                                          note, created_at)
+    SELECT 'preference', %(task)s, %(annotator)s, '',
+           verdict || COALESCE(':' || (%(strength)s)::text, ''), '', %(now)s FROM label
+)
+SELECT id, seconds_spent, verdict, experimental_on_left FROM label
+"""
+
+
+@dataclass(frozen=True)
+class StoredLabel:
+    id: int
+    seconds_spent: float
+    verdict: str | None  # side by side: as stored, relative to the experimental model
+    experimental_on_left: bool | None
+
+
+def enabled() -> bool:
+    return connection.vendor == "postgresql"
+
+
+def first_label_store(
+    *, kind: TaskKind, task, annotator, now: datetime, answer: dict, comment: str, reported: float | None
+) -> StoredLabel | None:
+    """Store the annotator's first label of `task` on their live lease, in one statement; None (nothing
+    written) when they hold no such lease. `answer` is {"grade": g} or {"side": s, "strength": n}."""
+    campaign = task.campaign
+    params = {
+        "task": task.pk,
+        "annotator": annotator.pk,
+        "campaign": campaign.pk,
+        "open_to_all": campaign.open_to_all,
+        "now": now,
+        "reported": reported,
+        "comment": comment,
+        **answer,
+    }
+    with connection.cursor() as cursor:
+        cursor.execute(_JUDGMENT_STORE if kind is RELEVANCE else _PREFERENCE_STORE, params)
+        row = cursor.fetchone()
+    return None if row is None else StoredLabel(*row)
+
+
+# An open task the annotator never met (`selectors.workbench._tasks_unseen` less the renewable leases, which
+# the general path handles), with a slot left.
+_TASK_OPEN = """t.campaign_id = %(campaign)s AND t.slots_spent < %(overlap)s
+      AND NOT EXISTS (SELECT 1 FROM annotation_assignment a
+                      WHERE a.{task_column} = t.id AND a.annotator_id = %(annotator)s)
+      AND NOT EXISTS (SELECT 1 FROM {label_table} l WHERE l.task_id = t.id AND l.annotator_id = %(annotator)s)
+      {identical}"""
+
+# From a random point of the shuffle order on, then before it (`selectors.workbench.task_candidates`),
+# unless the annotator holds a lease to go back to (`assignment._lease_own`).
+_LEASE_NEW = """
+WITH mine AS (
+    SELECT 1 FROM annotation_assignment
+    WHERE annotator_id = %(annotator)s AND campaign_id = %(campaign)s
+      AND ((status = 'leased' AND expires_at > %(now)s) OR (status = 'expired' AND NOT repeat))
+),
+after AS (
+    SELECT t.id FROM {task_table} t
+    WHERE {task_open} AND t.shuffle_key >= %(start)s AND NOT EXISTS (SELECT 1 FROM mine)
+    ORDER BY t.shuffle_key LIMIT 1 FOR UPDATE OF t SKIP LOCKED
+),
+before AS (
+    SELECT t.id FROM {task_table} t
+    WHERE {task_open} AND t.shuffle_key < %(start)s AND NOT EXISTS (SELECT 1 FROM mine)
+      AND NOT EXISTS (SELECT 1 FROM after)
+    ORDER BY t.shuffle_key LIMIT 1 FOR UPDATE OF t SKIP LOCKED
+),
+slot AS (
+    UPDATE {task_table} t SET slots_spent = t.slots_spent + 1
+    WHERE t.id IN (SELECT id FROM after UNION ALL SELECT id FROM before) AND t.slots_spent < %(overlap)s
+    RETURNING t.id
+),
+leased AS (
+    INSERT INTO annotation_assignment (annotator_id, campaign_id, {task_column}, status, skip_reason,
+                                       leased_at, expires_at, experimental_on_left, repeat)
+    SELECT %(annotator)s, %(campaign)s, id, 'leased', '', %(now)s, %(expires)s, %(experimental_on_left)s,
+           false
+    FROM slot
+    RETURNING id, {task_column}
+)
+SELECT EXISTS (SELECT 1 FROM mine), id, {task_column} FROM (SELECT 1) AS one LEFT JOIN leased ON true
+"""
+
+
+def _lease_new_sql(kind: TaskKind) -> str:
+    table = kind.model._meta.db_table
+    column = f"{kind.assignment_field}_id"
+    task_open = _TASK_OPEN.format(
+        task_column=column,
+        label_table=kind.label_model._meta.db_table,
+        identical="AND NOT (t.lists_identical AND %(auto_same)s)" if kind.is_side_by_side else "",
+    )
+    return _LEASE_NEW.format(task_table=table, task_column=column, task_open=task_open)
+
+
+_LEASE_NEW_SQL: dict[str, str] = {}
+
+
+def lease_new(
+    *, kind: TaskKind, annotator, campaign, now: datetime, expires: datetime, start: int
+) -> tuple[bool, Assignment | None]:
+    """Lease the annotator an unseen open task of `kind` from `start` of the shuffle order, in one statement.
+
+    Returns whether they hold a lease to go back to (then nothing was taken), and the new lease if any."""
+    sql = _LEASE_NEW_SQL.get(kind.name)
+    if sql is None:
+        sql = _LEASE_NEW_SQL[kind.name] = _lease_new_sql(kind)
+    on_left = (random.random() < 0.5) if kind.is_side_by_side else None
+    params = {
+        "annotator": annotator.pk,
+        "campaign": campaign.pk,
+        "overlap": kind.overlap(campaign),
+        "now": now,
+        "expires": expires,
+        "start": start,
+        "auto_same": campaign.auto_same_identical,
+        "experimental_on_left": on_left,
+    }
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        held, pk, task_id = cursor.fetchone()
+    if pk is None:
+        return held, None
+    lease = Assignment(
+        pk=pk,
+        annotator=annotator,
+        campaign=campaign,
+        status=Assignment.Status.LEASED,
+        leased_at=now,
+        expires_at=expires,
+        experimental_on_left=on_left,
+        repeat=False,
+        **{f"{kind.assignment_field}_id": task_id},
+    )
+    return held, lease
