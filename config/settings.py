@@ -121,6 +121,11 @@ CACHES = {
     else {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": "judgeboard_cache"}
 }
 
+# With Redis, sessions are read from it (written through to the database, which keeps them if Redis is
+# emptied): a signed-in request asks the database nothing for its session.
+if os.environ.get("REDIS_URL"):
+    SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+
 # Failed sign-ins allowed per account and per client address in a window of LOGIN_LOCKOUT_MINUTES (from the
 # first failure); then every sign-in is refused until the window ends (annotation/services/logins.py).
 LOGIN_FAILURES_PER_ACCOUNT = int(os.environ.get("LOGIN_FAILURES_PER_ACCOUNT", "10"))
@@ -173,6 +178,9 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+# Every signed-in request reads its user with the user's roles in one statement. ModelBackend stays listed
+# for sessions signed in before RolesBackend existed.
+AUTHENTICATION_BACKENDS = ["annotation.roles.RolesBackend", "django.contrib.auth.backends.ModelBackend"]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "annotation:home"
 LOGOUT_REDIRECT_URL = "login"
