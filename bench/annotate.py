@@ -309,10 +309,10 @@ def percentiles(values: list[float]) -> dict[str, float]:
     return {"p50": cuts[49] * 1000, "p95": cuts[94] * 1000, "p99": cuts[98] * 1000}
 
 
-def in_process(campaign: int, token: str, rounds: int = 100) -> list[tuple[str, float, float]]:
+def in_process(campaign: int, token: str, rounds: int = 100) -> list[tuple[str, float, float, int]]:
     """Per request inside this process (Django's test client: no HTTP, no concurrency), one annotator:
-    (what, milliseconds, SQL statements) for /healthz, the read-only task page, a label with the next task
-    on the web path and on the API path (next-task, then the judgment)."""
+    (what, CPU milliseconds, mean and most SQL statements) for /healthz, the read-only task page, a label
+    with the next task on the web path and on the API path (next-task, then the judgment)."""
     from django.contrib.auth import get_user_model
     from django.db import connection
     from django.test import Client
@@ -342,22 +342,25 @@ def in_process(campaign: int, token: str, rounds: int = 100) -> list[tuple[str, 
         ("label + next (web)", label),
         ("label + next (API)", api_label),
     )
-    statements = []
+    statements = [0]
 
     def count(execute, sql, params, many, context):
-        statements.append(sql)
+        statements[-1] += 1
         return execute(sql, params, many, context)
 
     costs = []
     for name, request in requests_:
         request()  # warm: a first label of a kind compiles its templates
-        statements.clear()
-        with connection.execute_wrapper(count):
-            request()
         started = time.process_time()
         for _ in range(rounds):
             request()
-        costs.append((name, (time.process_time() - started) * 1000 / rounds, len(statements)))
+        milliseconds = (time.process_time() - started) * 1000 / rounds
+        statements[:] = []
+        with connection.execute_wrapper(count):
+            for _ in range(rounds):
+                statements.append(0)
+                request()
+        costs.append((name, milliseconds, statistics.mean(statements), max(statements)))
     return costs
 
 
@@ -462,8 +465,11 @@ def main() -> None:
             print(f"{name:19} n={len(stats[key]):6}  {cuts}")
         print(f"ratio task page reads/s / trivial requests/s: {read_rate / trivial_rate:.2f} (a floor)")
         print(f"ratio round trips/s / trivial requests/s: {label_rate / trivial_rate:.2f} (target >= 0.5)")
-        for name, milliseconds, queries in in_process(campaign, tokens[0]):
-            print(f"in one process: {name:19} {milliseconds:6.2f} ms CPU, {queries} SQL statements")
+        for name, milliseconds, mean, most in in_process(campaign, tokens[0]):
+            print(
+                f"in one process: {name:19} {milliseconds:6.2f} ms CPU, "
+                f"{mean:.1f} SQL statements (at most {most}; target <= 8 for a label + next)"
+            )
         overfull = over_assigned()
         print(f"over-assigned tasks: {overfull}")
         connections.close_all()

@@ -178,6 +178,10 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+# The label round trip's common case in one statement each on PostgreSQL (annotation/services/round_trip.py);
+# off, every request takes the general path, as on SQLite.
+ROUND_TRIP_STATEMENTS = os.environ.get("ROUND_TRIP_STATEMENTS", "1") == "1"
+
 # Every signed-in request reads its user with the user's roles in one statement. ModelBackend stays listed
 # for sessions signed in before RolesBackend existed.
 AUTHENTICATION_BACKENDS = ["annotation.roles.RolesBackend", "django.contrib.auth.backends.ModelBackend"]

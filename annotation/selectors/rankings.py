@@ -5,9 +5,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
-from django.db.models import Q, QuerySet
+from django.db.models import OuterRef, Subquery
 
-from annotation.models import DOCUMENT_PK_DTYPE, Document, Ranking, RankingModel, SideBySideTask
+from annotation.models import (
+    DOCUMENT_PK_DTYPE,
+    Document,
+    Ranking,
+    RankingModel,
+    SideBySideTask,
+    document_pks_unpack,
+)
 
 
 @dataclass(frozen=True)
@@ -66,23 +73,27 @@ def ranked_entries(
     return RankedEntries.from_rows(rankings.values_list("model_id", "query_id", "documents"), depth)
 
 
-def ranked_documents(rankings: QuerySet[Ranking], depth: int) -> dict[int, list[Document]]:
-    """Model pk → the top `depth` documents of its list among `rankings` (lists of one query): two queries."""
-    entries = RankedEntries.from_rows(rankings.values_list("model_id", "query_id", "documents"), depth)
-    documents = Document.objects.in_bulk(set(entries.document.tolist()))
+def side_by_side_rankings() -> dict[str, Subquery]:
+    """Annotations of a side-by-side task queryset with its experimental and online model's packed lists, so
+    that the task and its lists are one query (`side_by_side_lists`)."""
+    rankings = Ranking.objects.filter(query_id=OuterRef("query_id")).values("documents")
+    online = rankings.filter(model__campaign_id=OuterRef("campaign_id"), model__role=RankingModel.Role.ONLINE)
     return {
-        model: [documents[pk] for pk in document_pks] for (model, _), document_pks in entries.lists().items()
+        "experimental_documents": Subquery(rankings.filter(model_id=OuterRef("experimental_model_id"))[:1]),
+        "online_documents": Subquery(online[:1]),
     }
 
 
 def side_by_side_lists(*, task: SideBySideTask, depth: int) -> tuple[list[Document], list[Document]]:
-    """The experimental and the online model's top `depth` documents for a side-by-side task: two queries."""
-    lists = ranked_documents(
-        Ranking.objects.filter(query_id=task.query_id).filter(
-            Q(model_id=task.experimental_model_id)
-            | Q(model__campaign_id=task.campaign_id, model__role=RankingModel.Role.ONLINE)
-        ),
-        depth,
-    )
-    experimental = lists.pop(task.experimental_model_id, [])
-    return experimental, next(iter(lists.values()), [])
+    """The experimental and the online model's top `depth` documents for a side-by-side task: one query when
+    `task` was read with `side_by_side_rankings()`, else two."""
+    if hasattr(task, "experimental_documents"):
+        packed = (task.experimental_documents, task.online_documents)  # type: ignore[attr-defined]
+    else:
+        tasks = SideBySideTask.objects.filter(pk=task.pk).annotate(**side_by_side_rankings())
+        packed = tasks.values_list("experimental_documents", "online_documents").get()  # type: ignore[misc]
+    width = DOCUMENT_PK_DTYPE.itemsize
+    lists = [document_pks_unpack(bytes(documents or b"")[: depth * width]).tolist() for documents in packed]
+    documents = Document.objects.in_bulk({pk for pks in lists for pk in pks})
+    experimental, online = ([documents[pk] for pk in pks] for pks in lists)
+    return experimental, online

@@ -17,7 +17,7 @@ from annotation.models import (
     Verdict,
 )
 from annotation.roles import can_review
-from annotation.selectors.rankings import side_by_side_lists
+from annotation.selectors.rankings import side_by_side_lists, side_by_side_rankings
 from annotation.task_kinds import RELEVANCE, TASK_KINDS, TaskKind, assignment_task, kind_named
 
 # Keys for grades outside 0-9; none of g s u c m, which the workbench uses.
@@ -257,7 +257,10 @@ def task_view(*, assignment: Assignment) -> dict:
     labelled = assignment.status != Assignment.Status.LEASED
     related = ["query", "document"] if kind is RELEVANCE else ["query"]
     known = Assignment.campaign.is_cached(assignment)  # type: ignore[attr-defined]  # a forward descriptor
-    task = kind.model.objects.select_related(*related, *([] if known else ["campaign"])).get(pk=task_id)
+    tasks = kind.model.objects.select_related(*related, *([] if known else ["campaign"]))
+    if kind is not RELEVANCE:
+        tasks = tasks.annotate(**side_by_side_rankings())  # the lists with the task: one query
+    task = tasks.get(pk=task_id)
     if known:
         task.campaign = assignment.campaign
     campaign = task.campaign

@@ -15,6 +15,7 @@ import random
 from dataclasses import dataclass
 from datetime import datetime
 
+from django.conf import settings
 from django.db import connection
 
 from annotation.models import Assignment
@@ -50,7 +51,7 @@ revision AS (
                                           created_at)
     SELECT 'judgment', %(task)s, %(annotator)s, '', (%(grade)s)::text, '', %(now)s FROM label
 )
-SELECT id, seconds_spent, NULL, NULL FROM label
+SELECT id, seconds_spent, '', false FROM label
 """
 
 # The verdict relative to the experimental model from the side pressed (`labels._verdict`).
@@ -80,12 +81,13 @@ SELECT id, seconds_spent, verdict, experimental_on_left FROM label
 class StoredLabel:
     id: int
     seconds_spent: float
-    verdict: str | None  # side by side: as stored, relative to the experimental model
-    experimental_on_left: bool | None
+    verdict: str  # side by side: as stored, relative to the experimental model ("" for a grade)
+    experimental_on_left: bool
 
 
 def enabled() -> bool:
-    return connection.vendor == "postgresql"
+    """On PostgreSQL, unless ROUND_TRIP_STATEMENTS is off (then every request takes the general path)."""
+    return connection.vendor == "postgresql" and settings.ROUND_TRIP_STATEMENTS
 
 
 def first_label_store(

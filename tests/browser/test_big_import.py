@@ -1,7 +1,8 @@
 """A 1,000,000-line run uploaded in the browser is imported in the background: the page shows the rows
-written so far (then that it pools the tasks) while the worker runs, and the campaign appears complete. The worker runs on its own thread
-and database connection, as a `db_worker` process would, so this needs PostgreSQL (SQLite's in-memory test
-database is one connection); `.ci/run` runs the browser tests on PostgreSQL."""
+written so far (then that it pools the tasks) while the worker runs, and the campaign appears complete.
+The worker runs on its own thread and database connection, as a `db_worker` process would, so this needs
+PostgreSQL (SQLite's in-memory test database is one connection); `.ci/run` runs the browser tests on
+PostgreSQL."""
 
 import json
 import threading
@@ -88,8 +89,7 @@ def test_a_million_line_run_imports_in_the_background(
         # The bar moves while the worker writes; the rows take a fraction of a second, the pooling and
         # the commit after them a few, so the page mostly sees them all written while still importing.
         page.wait_for_function(
-            "() => { const bar = document.getElementById('import-progress');"
-            " return bar && bar.value > 0; }",
+            "() => { const bar = document.getElementById('import-progress'); return bar && bar.value > 0; }",
             timeout=120_000,
         )
         page.screenshot(path=screenshot_dir / "import_progress.png", full_page=True)
