@@ -364,6 +364,13 @@ def in_process(campaign: int, token: str, rounds: int = 100) -> list[tuple[str, 
     return costs
 
 
+def labels_stored() -> int:
+    """Labels, and answers to repeats (a repeat's answer is kept apart from the labels)."""
+    from annotation.models import Judgment, Preference, RepeatAnswer
+
+    return Judgment.objects.count() + Preference.objects.count() + RepeatAnswer.objects.count()
+
+
 def over_assigned() -> int:
     from django.db.models import Count, F
 
@@ -397,7 +404,7 @@ def main() -> None:
         campaign, tokens = seed(args.queries, args.annotators)
         from django.db import connections
 
-        from annotation.models import Judgment, Preference, RelevanceTask, SideBySideTask
+        from annotation.models import RelevanceTask, SideBySideTask
 
         tasks = RelevanceTask.objects.count(), SideBySideTask.objects.filter(lists_identical=False).count()
         print(f"lease query: {lease_query_plan(campaign)}")
@@ -421,14 +428,14 @@ def main() -> None:
         elapsed, web_cpu = phase(
             server, annotator, [(base, s, i, campaign, deadline, stats, lock) for i, s in enumerate(sessions)]
         )
-        web_stored = Judgment.objects.count() + Preference.objects.count()
+        web_stored = labels_stored()
         deadline = time.monotonic() + args.seconds
         api_elapsed, api_cpu = phase(
             server,
             api_annotator,
             [(base, t, i, campaign, deadline, stats, lock) for i, t in enumerate(tokens)],
         )
-        stored = Judgment.objects.count() + Preference.objects.count()
+        stored = labels_stored()
         trivial_rate = len(stats["healthz"]) / trivial_elapsed
         read_rate = len(stats["read"]) / read_elapsed
         label_rate = stats["labels"] / elapsed
