@@ -1,7 +1,7 @@
 """The annotator's workbench: which tasks an annotator may be handed, progress, what a task page shows."""
 
-from django.db import connection
 from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Subquery
+from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
@@ -167,40 +167,35 @@ def assignment_get(*, annotator, campaign_id: int, pk: int) -> Assignment | None
 
 
 # Shown with every task, so nothing here may grow with the campaign's size: lookups of the annotator's own
-# rows only. One statement in plain SQL: the workbench asks it on every label.
-_TASK_PROGRESS = """
-SELECT
-  (SELECT COUNT(*) FROM annotation_judgment l JOIN annotation_relevancetask t ON t.id = l.task_id
-   WHERE l.annotator_id = %(annotator)s AND t.campaign_id = %(campaign)s),
-  (SELECT COUNT(*) FROM annotation_preference l JOIN annotation_sidebysidetask t ON t.id = l.task_id
-   WHERE l.annotator_id = %(annotator)s AND t.campaign_id = %(campaign)s),
-  (SELECT COUNT(*) FROM annotation_assignment
-   WHERE annotator_id = %(annotator)s AND campaign_id = %(campaign)s AND status = 'skipped'),
-  (SELECT id FROM annotation_assignment
-   WHERE annotator_id = %(annotator)s AND campaign_id = %(campaign)s AND status = 'submitted'
-     AND repeat = %(no)s AND id <> %(before)s {finished_before}
-   ORDER BY finished_at DESC LIMIT 1)
-"""
+# rows only. Plain SQL, read with the task (`task_view`): the workbench asks it on every label.
+_DONE = """(SELECT COUNT(*) FROM {label_table} l JOIN {task_table} t ON t.id = l.task_id
+    WHERE l.annotator_id = %s AND t.campaign_id = %s)"""
+_SKIPPED = """(SELECT COUNT(*) FROM annotation_assignment
+    WHERE annotator_id = %s AND campaign_id = %s AND status = 'skipped')"""
+_PREVIOUS = """(SELECT id FROM annotation_assignment
+    WHERE annotator_id = %s AND campaign_id = %s AND status = 'submitted' AND repeat = %s AND id <> %s
+    {finished_before} ORDER BY finished_at DESC LIMIT 1)"""
 
 
-def task_progress(*, annotator_id: int, campaign_id: int, before: Assignment) -> tuple[dict, int | None]:
-    """The annotator's done and skipped counts in the campaign, and the task to go back to from `before`:
-    the submitted one they finished last before it (any, when `before` is unfinished; never a repeat, whose
-    answer is not a label to change)."""
-    sql = _TASK_PROGRESS.format(
-        finished_before="" if before.finished_at is None else "AND finished_at < %(finished)s"
-    )
-    params = {
-        "annotator": annotator_id,
-        "campaign": campaign_id,
-        "no": False,
-        "before": before.pk,
-        "finished": before.finished_at,
+def _task_progress(*, annotator_id: int, campaign_id: int, before: Assignment) -> dict[str, RawSQL]:
+    """Annotations of a task queryset with the annotator's done and skipped counts in the campaign, and the
+    task to go back to from `before`: the submitted one they finished last before it (any, when `before` is
+    unfinished; never a repeat, whose answer is not a label to change)."""
+    own = (annotator_id, campaign_id)
+    done = {
+        f"done_{kind.name}": RawSQL(
+            _DONE.format(label_table=kind.label_model._meta.db_table, task_table=kind.model._meta.db_table),
+            own,
+        )
+        for kind in TASK_KINDS
     }
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        relevance, side_by_side, skipped, previous = cursor.fetchone()
-    return {"done": relevance + side_by_side, "skipped": skipped}, previous
+    finished = () if before.finished_at is None else (before.finished_at,)
+    previous = _PREVIOUS.format(finished_before="AND finished_at < %s" if finished else "")
+    return {
+        **done,
+        "skipped_count": RawSQL(_SKIPPED, own),
+        "previous_id": RawSQL(previous, (*own, False, before.pk, *finished)),
+    }
 
 
 def assignment_list(
@@ -252,12 +247,15 @@ def task_view(*, assignment: Assignment) -> dict:
     """What the workbench shows for an assignment: texts only, never a model's name, role or id; with the
     annotator's progress and the task to go back to."""
     kind, task_id = assignment_task(assignment)
-    annotator = assignment.annotator_id
+    annotator, campaign_id = assignment.annotator_id, assignment.campaign_id
     # A lease ends with the annotator's label: only a task they finished can hold one to show.
     labelled = assignment.status != Assignment.Status.LEASED
     related = ["query", "document"] if kind is RELEVANCE else ["query"]
     known = Assignment.campaign.is_cached(assignment)  # type: ignore[attr-defined]  # a forward descriptor
     tasks = kind.model.objects.select_related(*related, *([] if known else ["campaign"]))
+    tasks = tasks.annotate(
+        **_task_progress(annotator_id=annotator, campaign_id=campaign_id, before=assignment)
+    )
     if kind is not RELEVANCE:
         tasks = tasks.annotate(**side_by_side_rankings())  # the lists with the task: one query
     task = tasks.get(pk=task_id)
@@ -275,9 +273,11 @@ def task_view(*, assignment: Assignment) -> dict:
         "version": label_version(None),
         "skip_reason": assignment.get_skip_reason_display() if assignment.skip_reason else "",
     }
-    view["progress"], view["previous_id"] = task_progress(
-        annotator_id=annotator, campaign_id=campaign.pk, before=assignment
-    )
+    view["progress"] = {
+        "done": sum(getattr(task, f"done_{each.name}") for each in TASK_KINDS),
+        "skipped": task.skipped_count,  # type: ignore[union-attr]  # an annotation
+    }
+    view["previous_id"] = task.previous_id  # type: ignore[union-attr]  # an annotation
     if isinstance(task, RelevanceTask):
         view["document"] = _document_view(task.document)
         view["scale"] = _scale_view(campaign.scale)
