@@ -4,18 +4,24 @@ from django.contrib.auth import admin as auth_admin
 from django.contrib.auth import get_user_model
 
 from annotation import models
-from annotation.services.tokens import tokens_revoke, user_deactivate
+from annotation.services.tokens import token_cache_forget, tokens_revoke, user_deactivate
 
 User = get_user_model()
 
 
 class UserAdmin(auth_admin.UserAdmin):
-    """Django's, but a new password or a deactivation revokes the user's API tokens."""
+    """Django's, but a new password or a deactivation revokes the user's API tokens, and new roles reach
+    the API at once (not after API_TOKEN_CACHE_SECONDS)."""
 
     def save_model(self, request, obj, form, change):
         if change and "is_active" in form.changed_data and not obj.is_active:
             user_deactivate(user=obj)
         super().save_model(request, obj, form, change)
+
+    def save_related(self, request, form, formsets, change):
+        super().save_related(request, form, formsets, change)
+        if change and "groups" in form.changed_data:
+            token_cache_forget(user=form.instance)
 
     def user_change_password(self, request, id, form_url=""):
         response = super().user_change_password(request, id, form_url)

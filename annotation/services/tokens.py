@@ -1,9 +1,11 @@
 """API tokens: one per user, created on first login, revoked when the password changes or the account is
 deactivated, and expired after API_TOKEN_DAYS (0: never)."""
 
+import hashlib
 from datetime import timedelta
 
 from django.conf import settings
+from django.core.cache import cache
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
@@ -29,8 +31,22 @@ def token_get_or_create(*, user) -> Token:
         return Token.objects.get(user=user)
 
 
+def token_cache_key(key: str) -> str:
+    """Where a token's user is cached (`ExpiringTokenAuthentication`): a hash, never the token itself."""
+    return "api-token:" + hashlib.sha256(key.encode()).hexdigest()
+
+
+def token_cache_forget(*, user) -> None:
+    """Drop the cached copies of the user's tokens (their user and roles as they stood)."""
+    cached = [token_cache_key(key) for key in Token.objects.filter(user=user).values_list("key", flat=True)]
+    cache.delete_many(cached)
+    # Again once committed: a request meanwhile may have cached a token as it still stood.
+    transaction.on_commit(lambda: cache.delete_many(cached))
+
+
 def tokens_revoke(*, user) -> None:
     """The user's tokens stop working; the next sign-in gets a new one."""
+    token_cache_forget(user=user)
     Token.objects.filter(user=user).delete()
 
 

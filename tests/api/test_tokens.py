@@ -4,7 +4,10 @@ from datetime import timedelta
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.core.cache import cache
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
@@ -24,6 +27,12 @@ def works(token: str) -> bool:
     status = APIClient().get("/api/campaigns/", HTTP_AUTHORIZATION=f"Token {token}").status_code
     assert status in (200, 401)
     return status == 200
+
+
+@pytest.fixture(autouse=True, params=[0, 60], ids=["uncached", "cached"])
+def _token_cache(request, settings):
+    """Every revocation holds with the token's user cached too (as with REDIS_URL)."""
+    settings.API_TOKEN_CACHE_SECONDS = request.param
 
 
 @pytest.fixture
@@ -95,7 +104,32 @@ def test_a_token_expires_after_api_token_days(ann, settings):
     Token.objects.filter(key=token).update(created=Token.objects.get(key=token).created - timedelta(days=29))
     assert works(token)
     Token.objects.filter(key=token).update(created=Token.objects.get(key=token).created - timedelta(days=2))
+    cache.clear()  # two days pass: a cached copy would have expired long since
     response = APIClient().get("/api/campaigns/", HTTP_AUTHORIZATION=f"Token {token}")
     assert response.status_code == 401 and "expired" in response.json()["detail"]
     fresh = token_for("ann")
     assert fresh != token and works(fresh)
+
+
+def test_a_cached_token_asks_the_database_nothing_and_a_new_role_reaches_it(ann, settings):
+    settings.API_TOKEN_CACHE_SECONDS = 60
+    token = token_for("ann")
+    assert works(token)
+    with CaptureQueriesContext(connection) as context:
+        assert works(token)
+    assert not [query for query in context.captured_queries if "authtoken_token" in query["sql"]]
+
+    admin = get_user_model().objects.create_superuser("root", password=PASSWORD)
+    browser = Client()
+    browser.force_login(admin)
+    page = browser.get(f"/admin/auth/user/{ann.pk}/change/")
+    form = page.context["adminform"].form
+    data = {name: form[name].value() for name in form.fields if form[name].value() is not None}
+    data = {k: v for k, v in data.items() if k != "password"}
+    data.update(groups=[], user_permissions=[], is_active="on")
+    data.update(
+        {"last_login_0": "", "last_login_1": "", "date_joined_0": "2024-01-01", "date_joined_1": "00:00:00"}
+    )
+    assert browser.post(f"/admin/auth/user/{ann.pk}/change/", data).status_code == 302
+    response = APIClient().post("/api/campaigns/1/next-task/", HTTP_AUTHORIZATION=f"Token {token}")
+    assert response.status_code == 403  # no longer an annotator, at once
