@@ -12,7 +12,7 @@ decimals parsed in bulk by `decimals` (the same doubles as `float()`).
 import gzip
 import math
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
@@ -22,6 +22,7 @@ import numpy as np
 from trec.decimals import PADDING, parse_decimals, words
 
 WINDOW_BYTES = 8 << 20
+Progress = Callable[[int], object]  # told a number of bytes read (a progress bar's `update`)
 MAX_TOKEN_BYTES = 255
 _NEWLINE = 10
 # Space and every control byte below it (tab, newline, carriage return...) separate fields.
@@ -61,19 +62,24 @@ class Run:
     path: str
 
 
-def read_qrels(path: str | Path) -> Qrels:
-    """Reads `qid iter docid label`."""
+def read_qrels(path: str | Path, progress: Progress | None = None) -> Qrels:
+    """Reads `qid iter docid label`; `progress` is told the bytes read as they are."""
     query, document, label, line = _read_columns(
-        str(path), n_fields=4, keep=(0, 2, 3), names=("query id", "document id", "label")
+        str(path), n_fields=4, keep=(0, 2, 3), names=("query id", "document id", "label"), progress=progress
     )
     return Qrels(query, document, label, line, str(path))
 
 
-def read_run(path: str | Path) -> Run:
-    """Reads `qid Q0 docid rank score tag`."""
+def read_run(path: str | Path, progress: Progress | None = None) -> Run:
+    """Reads `qid Q0 docid rank score tag`; `progress` is told the bytes read as they are."""
     # trec_eval ignores text after a run line's sixth field (its own test/results.trunc has some).
     query, document, score, line = _read_columns(
-        str(path), n_fields=6, keep=(0, 2, 4), names=("query id", "document id", "score"), trailing=True
+        str(path),
+        n_fields=6,
+        keep=(0, 2, 4),
+        names=("query id", "document id", "score"),
+        trailing=True,
+        progress=progress,
     )
     return Run(query, document, score, line, str(path))
 
@@ -199,10 +205,11 @@ def _refuse_duplicates(query, document, line, path: str, what: str) -> None:
         )
 
 
-def _windows(path: str) -> Iterator[np.ndarray]:
+def _windows(path: str, progress: Progress | None = None) -> Iterator[np.ndarray]:
     """The file (gunzipped) in windows of whole lines, each followed by NUL bytes so that any token's bytes
     can be viewed past its end; read a window at a time into one reused buffer, never the whole file.
-    Each window is only valid until the next is asked for."""
+    Each window is only valid until the next is asked for. `progress` is told the bytes of the file (as
+    stored: gzipped or not) read since it was last told."""
     padding = MAX_TOKEN_BYTES + 1
     capacity = WINDOW_BYTES
     buffer = np.empty(capacity + padding, dtype=np.uint8)
@@ -212,8 +219,13 @@ def _windows(path: str) -> Iterator[np.ndarray]:
             gzipped = raw.read(2) == b"\x1f\x8b"
             raw.seek(0)
             file = gzip.GzipFile(fileobj=raw) if gzipped else raw
+            told = 0
             while True:
                 end = _fill(file, buffer, filled, capacity)
+                if progress is not None:
+                    position = raw.tell()
+                    progress(position - told)
+                    told = position
                 at_end = end < capacity
                 cut = end if at_end else _after_last_newline(buffer, end)
                 if cut == 0 and not at_end:
@@ -258,14 +270,20 @@ def _after_last_newline(buffer: np.ndarray, end: int) -> int:
 
 
 def _read_columns(
-    path: str, *, n_fields: int, keep: tuple[int, ...], names: tuple[str, ...], trailing: bool = False
+    path: str,
+    *,
+    n_fields: int,
+    keep: tuple[int, ...],
+    names: tuple[str, ...],
+    trailing: bool = False,
+    progress: Progress | None = None,
 ) -> list[np.ndarray]:
     """The kept fields of every non-blank line, the last one parsed as numbers and the others as `S`
     arrays, then the 1-based line number of each. With `trailing`, a line may have more than `n_fields`
     fields; the rest is ignored."""
     pieces: list[list[np.ndarray]] = [[] for _ in range(len(keep) + 1)]
     first_line = 1
-    for window in _windows(path):
+    for window in _windows(path, progress):
         size = window.size - (MAX_TOKEN_BYTES + 1)
         columns, n_lines = _tokenize(window, size, n_fields, keep, names, path, first_line, trailing)
         for piece, column in zip(pieces, columns, strict=True):

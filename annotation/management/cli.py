@@ -30,8 +30,18 @@ def command_error(error: InputError) -> CommandError:
     return CommandError(str(error))
 
 
-def progress_bar(total: int, description: str):
-    """A tqdm bar on a terminal; nothing when output is piped or logged."""
+def progress_bar(total: int, description: str, *, unit: str = "row", after_seconds: float = 0, file=None):
+    """A tqdm bar on a terminal (`file`, else standard error), shown once `after_seconds` passed (short work
+    shows none); nothing when output is piped or logged. With unit "B", counts show as KB, MB..."""
     from tqdm import tqdm
 
-    return tqdm(total=total, desc=description, unit="row", disable=not sys.stderr.isatty(), file=sys.stderr)
+    file = file or sys.stderr
+    return tqdm(
+        total=total,
+        desc=description,
+        unit=unit,
+        unit_scale=unit == "B",
+        delay=after_seconds,
+        disable=not file.isatty(),
+        file=file,
+    )

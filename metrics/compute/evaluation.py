@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from metrics.compute.ranking import RankingSettings, evaluate_ranked, weighted_mean
-from trec.files import Qrels, Run, TrecFormatError, ranked_order, read_qrels, read_run
+from trec.files import Progress, Qrels, Run, TrecFormatError, ranked_order, read_qrels, read_run
 from trec.measures import Measure, parse_measure
 
 _DOCUMENT_BITS = 40
@@ -81,15 +81,18 @@ class QrelsIndex:
         return self._sorted[seed]
 
 
-def read_files(qrels_path: str | Path, run_paths: Iterable[str | Path]) -> Iterator[QrelsIndex | Run]:
+def read_files(
+    qrels_path: str | Path, run_paths: Iterable[str | Path], progress: Progress | None = None
+) -> Iterator[QrelsIndex | Run]:
     """The qrels' index, then each run in turn. The qrels are read and indexed on a second thread while the
     first run is read (NumPy lets go of the interpreter lock in its loops, so this uses two cores); a
-    problem in the qrels is reported before one in that run, as when reading one after the other."""
+    problem in the qrels is reported before one in that run, as when reading one after the other.
+    `progress` is told the bytes read of every file, from both threads."""
     run_paths = list(run_paths)
     with ThreadPoolExecutor(max_workers=1) as pool:
-        pending = pool.submit(lambda: QrelsIndex(read_qrels(qrels_path)))
+        pending = pool.submit(lambda: QrelsIndex(read_qrels(qrels_path, progress)))
         try:
-            first = read_run(run_paths[0]) if run_paths else None
+            first = read_run(run_paths[0], progress) if run_paths else None
         except TrecFormatError:
             pending.result()
             raise
@@ -99,7 +102,7 @@ def read_files(qrels_path: str | Path, run_paths: Iterable[str | Path]) -> Itera
     # Later runs one at a time: not holding on to the one before lets the caller drop it first.
     del first
     for path in run_paths[1:]:
-        yield read_run(path)
+        yield read_run(path, progress)
 
 
 def evaluate_run(

@@ -295,3 +295,15 @@ def test_qrels_for_trec_eval_hold_integer_labels(integer, expected):
 def test_qrels_integer_choice_is_checked():
     with pytest.raises(ValueError, match="integer must be one of round, floor"):
         write_qrels(io.StringIO(), ["q"], ["a"], [1.0], integer="ceil")
+
+
+@pytest.mark.parametrize("gzipped", [False, True])
+def test_progress_is_told_every_byte_of_the_files_as_stored(tmp_path, monkeypatch, gzipped):
+    monkeypatch.setattr(trec, "WINDOW_BYTES", 4096)  # many windows: many reports
+    qrels = write(tmp_path / "qrels", [f"q{i % 50} 0 d{i} {i % 3}" for i in range(3000)], gzipped=gzipped)
+    run = write(tmp_path / "run", [f"q{i % 50} Q0 d{i} 1 {i / 7} t" for i in range(3000)], gzipped=gzipped)
+    told: list[int] = []
+    files = read_files(qrels, [run], progress=told.append)
+    next(files), next(files)
+    assert len(told) > 4 and all(count >= 0 for count in told)
+    assert sum(told) == qrels.stat().st_size + run.stat().st_size

@@ -4,9 +4,14 @@ import csv
 import gzip
 import io
 import json
+import os
+import pty
+import select
 
 import pytest
 from django.core.management import CommandError, call_command
+
+from annotation.management.cli import progress_bar
 
 QRELS = ["1 0 a 3", "1 0 b 2", "1 0 c 3", "1 0 d 0", "1 0 e 1", "1 0 f 2", "2 0 x 1", "2 0 y 0"]
 RUN = [
@@ -161,3 +166,24 @@ def test_empty_inputs_say_what_is_empty(files):
     elsewhere = files["write"]("elsewhere.txt", ["9 Q0 a 1 6 t"])
     with pytest.raises(CommandError, match=r"elsewhere\.txt: no query of this run has judgments in"):
         evaluate(files["qrels"], elsewhere)
+
+
+def test_the_progress_bar_draws_on_a_terminal_only():
+    """What `evaluate` shows while it reads big files (after two seconds): bytes read, their rate."""
+    leader, follower = pty.openpty()
+    with (
+        os.fdopen(follower, "w") as terminal,
+        progress_bar(3 << 20, "reading", unit="B", file=terminal) as bar,
+    ):
+        bar.update(3 << 20)
+    shown = b""
+    try:
+        while select.select([leader], [], [], 0.2)[0]:
+            shown += os.read(leader, 4096)
+    except OSError:  # Linux answers EIO once the terminal's other end is closed and drained
+        pass
+    os.close(leader)
+    shown = shown.decode()
+    assert "reading" in shown and "100%" in shown and "3.15M/3.15M" in shown
+    with progress_bar(10, "reading", unit="B") as bar:  # pytest's captured stderr: not a terminal
+        assert bar.disable

@@ -1,9 +1,11 @@
 import csv
 import json
+import os
 
 import numpy as np
 from django.core.management.base import BaseCommand, CommandError
 
+from annotation.management.cli import progress_bar
 from metrics.compute.evaluation import RunEvaluation, evaluate_run, read_files
 from metrics.compute.ranking import DEFAULT_MEASURES, RankingSettings
 from trec.files import TrecFormatError
@@ -32,6 +34,31 @@ class Command(BaseCommand):
         parser.add_argument("--format", choices=["table", "json", "csv"], default="table")
         parser.add_argument("--baseline", metavar="RUN", help="compare every other run with this one")
 
+    def _evaluate(self, options, runs, measures, settings, progress):
+        """Each run's evaluation, the files read as they are needed."""
+        files = read_files(options["qrels"], runs, progress)
+        qrels = next(files)
+        if not len(qrels.query_ids):
+            raise CommandError(f"{options['qrels']}: no judgments (the qrels are empty)")
+        evaluations = {}
+        for path in runs:
+            run = next(files)
+            if not run.query.size:
+                raise CommandError(f"{path}: no ranked documents (the run is empty)")
+            evaluations[path] = evaluate_run(
+                qrels,
+                run,
+                measures,
+                settings=settings,
+                judged_only=options["judged_only"],
+                complete=options["complete"],
+            )
+            # Dropped before the next run is read: one run in memory at a time.
+            del run
+            if not len(evaluations[path].query_ids):
+                raise CommandError(f"{path}: no query of this run has judgments in {options['qrels']}")
+        return evaluations
+
     def handle(self, *args, **options):
         try:
             measures = [str(parse_measure(name)) for name in options["measures"] or DEFAULT_MEASURES]
@@ -47,30 +74,13 @@ class Command(BaseCommand):
         baseline = options["baseline"]
         if baseline and baseline not in runs:
             runs.insert(0, baseline)
-        try:
-            files = read_files(options["qrels"], runs)
-            qrels = next(files)
-            if not len(qrels.query_ids):
-                raise CommandError(f"{options['qrels']}: no judgments (the qrels are empty)")
-            evaluations = {}
-            for path in runs:
-                run = next(files)
-                if not run.query.size:
-                    raise CommandError(f"{path}: no ranked documents (the run is empty)")
-                evaluations[path] = evaluate_run(
-                    qrels,
-                    run,
-                    measures,
-                    settings=settings,
-                    judged_only=options["judged_only"],
-                    complete=options["complete"],
-                )
-                # Dropped before the next run is read: one run in memory at a time.
-                del run
-                if not len(evaluations[path].query_ids):
-                    raise CommandError(f"{path}: no query of this run has judgments in {options['qrels']}")
-        except TrecFormatError as exc:
-            raise CommandError(str(exc)) from None
+        sizes = [os.path.getsize(path) for path in (options["qrels"], *runs) if os.path.isfile(path)]
+        # The bytes read of every file; shown only for inputs that take more than a moment.
+        with progress_bar(sum(sizes), "reading", unit="B", after_seconds=2) as bar:
+            try:
+                evaluations = self._evaluate(options, runs, measures, settings, progress=bar.update)
+            except TrecFormatError as exc:
+                raise CommandError(str(exc)) from None
         comparisons = (
             {path: _compare(evaluations[baseline], evaluations[path]) for path in runs if path != baseline}
             if baseline
