@@ -5,6 +5,7 @@ from django.tasks import task
 
 from annotation.models import CampaignImport
 from annotation.services.imports import import_check, import_run
+from config.memory import free_memory_eagerly
 
 
 @task()
@@ -14,4 +15,5 @@ def campaign_import_check(import_id: int) -> None:
 
 @task()
 def campaign_import_run(import_id: int) -> None:
+    free_memory_eagerly()
     import_run(staged=CampaignImport.objects.get(pk=import_id))

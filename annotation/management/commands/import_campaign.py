@@ -7,6 +7,7 @@ from annotation.errors import InputError
 from annotation.management.cli import command_error, progress_bar, read_text
 from annotation.previews import import_preview
 from annotation.services.campaigns import campaign_import
+from config.memory import free_memory_eagerly
 
 
 class Command(BaseCommand):
@@ -26,6 +27,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, bundle, run, **options):
+        free_memory_eagerly()
         specs = {}
         for spec in run:
             model, _, path = spec.partition("=")

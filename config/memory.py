@@ -1,0 +1,18 @@
+"""Process-wide memory behaviour for the long imports (the command and the task worker)."""
+
+import ctypes
+
+M_MMAP_THRESHOLD = -3  # glibc's mallopt parameter
+
+
+def free_memory_eagerly() -> None:
+    """Have glibc's malloc hand large freed blocks back to the system at once (a fixed mmap threshold).
+
+    By default glibc raises the threshold after the first large free, so the NumPy arrays an import makes
+    next come from a heap that does not shrink: a million-line import peaked at 310 MiB instead of 230.
+    Elsewhere than glibc this does nothing."""
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+    except OSError:
+        return
+    libc.mallopt(M_MMAP_THRESHOLD, 128 * 1024)
