@@ -17,7 +17,8 @@ class ExpiringTokenAuthentication(TokenAuthentication):
         if token is None:
             # As TokenAuthentication's, with the user's roles in the same statement.
             tokens = self.get_model().objects.select_related("user")
-            token = tokens.annotate(role_names=role_names("user__groups__name")).filter(key=key).first()
+            tokens = tokens.annotate(role_names=role_names("user__groups__name")).filter(key=key)
+            token = next(iter(tokens[:1]), None)  # a key lookup: sliced, not first(), which would sort
             if token is None:
                 raise exceptions.AuthenticationFailed("Invalid token.")
             roles_known(token.user, token.role_names)

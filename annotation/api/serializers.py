@@ -306,6 +306,18 @@ class LabelSerializer(serializers.Serializer):
     verdict = serializers.ChoiceField(choices=SIDES, required=False)
     strength = serializers.IntegerField(required=False, allow_null=True)
     comment = serializers.CharField(allow_blank=True)
+    next = TaskSerializer(
+        required=False,
+        allow_null=True,
+        help_text="Asked for with `?next=true`: your next task in the campaign, leased to you as by "
+        "next-task: a label and the next task in one request. Null when nothing is left, or not asked for.",
+    )
+
+
+class LabelQuerySerializer(serializers.Serializer):
+    next = serializers.BooleanField(
+        required=False, default=False, help_text="Answer with your next task in the campaign too."
+    )
 
 
 class SkipRequestSerializer(serializers.Serializer):

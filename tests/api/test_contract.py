@@ -477,3 +477,25 @@ def test_label_fields_are_strict(annotator, campaign, body, field):
     response = annotator.post(f"/api/tasks/{task['id']}/judgment/", body, format="json")
     assert response.status_code == 400 and response.json()["field"] == field
     assert not Judgment.objects.exists()
+
+
+def test_a_label_with_next_answers_with_the_next_task_until_none_is_left(annotator, campaign):
+    """One request per label: `?next=true` leases and shows the next task, null once nothing is left."""
+    task = _next(annotator, campaign).json()
+    seen = [task["id"]]
+    while task is not None:
+        body = {"grade": 2} if task["kind"] == "relevance" else {"verdict": "same"}
+        response = annotator.post(f"/api/tasks/{task['id']}/judgment/?next=true", body, format="json")
+        assert response.status_code == 201, response.content
+        task = response.json()["next"]
+        if task is not None:
+            assert (
+                task["id"] not in seen
+                and task["status"] == "leased"
+                and task["progress"]["done"] == len(seen)
+            )
+            seen.append(task["id"])
+    assert Judgment.objects.count() + Preference.objects.count() == len(seen)
+    assert _next(annotator, campaign).status_code == 204
+    plain = annotator.post(f"/api/tasks/{seen[0]}/judgment/", {"grade": 0}, format="json")
+    assert plain.status_code == 200 and plain.json()["next"] is None  # not asked for: no task leased

@@ -13,12 +13,14 @@ from annotation.api.exceptions import BodyLimitMixin, ErrorSerializer
 from annotation.api.permissions import IsAnnotator
 from annotation.api.serializers import (
     AssignmentSerializer,
+    LabelQuerySerializer,
     LabelRequestSerializer,
     LabelSerializer,
     SkipRequestSerializer,
     TaskSerializer,
 )
 from annotation.api.views.campaigns import campaign_or_404
+from annotation.errors import TaskError
 from annotation.models import Assignment, RelevanceTask
 from annotation.selectors.workbench import assignment_list, assignment_of, task_view
 from annotation.services.assignment import task_next, task_skip
@@ -33,6 +35,16 @@ def _own_assignment(request, task_id: int) -> Assignment:
     if assignment is None:
         raise Http404("No such task of yours.")
     return assignment
+
+
+def _next_task(annotator, campaign) -> dict | None:
+    """The annotator's next task as the API shows it; None when nothing is left, or none may be handed to
+    them any more (their label, already stored, stands)."""
+    try:
+        assignment = task_next(annotator=annotator, campaign=campaign)
+    except TaskError:
+        return None
+    return None if assignment is None else task_view(assignment=assignment)
 
 
 class NextTaskView(APIView):
@@ -92,13 +104,17 @@ class JudgmentView(BodyLimitMixin, APIView):
 
     @extend_schema(
         tags=["tasks"],
+        parameters=[LabelQuerySerializer],
         request=LabelRequestSerializer,
         responses={201: LabelSerializer, 200: LabelSerializer, 409: ErrorSerializer},
         description='Label your task: `{"grade": 2}` (relevance) or `{"verdict": "left"|"same"|"right"}` '
         "(side by side), with an optional `comment` and `strength`. 201 the first time; 200 when it changes "
-        "your earlier label (its history is kept).",
+        "your earlier label (its history is kept). With `?next=true` the answer holds your next task too "
+        "(`next`), as POST next-task would give it.",
     )
     def post(self, request, task_id: int):
+        query = LabelQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
         label = LabelRequestSerializer(data=request.data)
         label.is_valid(raise_exception=True)
         data = label.validated_data
@@ -129,6 +145,8 @@ class JudgmentView(BodyLimitMixin, APIView):
             )
             body = {"kind": SIDE_BY_SIDE.name, "verdict": data["verdict"], "strength": preference.strength}
         body.update(id=assignment.pk, comment=data["comment"])
+        if query.validated_data["next"]:
+            body["next"] = _next_task(request.user, assignment.campaign)
         return Response(
             LabelSerializer(body).data, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK
         )
