@@ -45,7 +45,8 @@ class RolesBackend(ModelBackend):
 
     def get_user(self, user_id):
         users = get_user_model()._default_manager.filter(pk=user_id)
-        user = users.annotate(role_names=role_names("groups__name")).first()
+        # A primary-key lookup: sliced, not first(), which would sort by it.
+        user = next(iter(users.annotate(role_names=role_names("groups__name"))[:1]), None)
         if user is None or not self.user_can_authenticate(user):
             return None
         roles_known(user, user.role_names)

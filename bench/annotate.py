@@ -12,8 +12,8 @@ then measures three phases on it with the same number of client threads:
 3. annotation: each annotator (logged in before the clock) opens the workbench, then loops as its script
    does: POST a label, which answers with the next task (leased in the same request), until time is up or
    nothing is left;
-4. API: each annotator loops with its token on POST next-task, then POST its judgment (two requests per
-   label), for the same time.
+4. API: each annotator with its token, as a labelling script would: POST next-task once, then each
+   judgment with `?next=true`, whose answer holds the next task (one request per label), for the same time.
 
 For the web and API phases it reports labels/s, p50/p95 and the server's CPU per label: the CPU seconds
 gunicorn's processes spent in the phase (from /proc) over the labels stored. In one process it counts the
@@ -241,28 +241,28 @@ def annotator(
 
 
 def api_annotator(base: str, token: str, index: int, campaign: int, deadline: float, stats: dict, lock):
-    """The API's loop: POST next-task, then POST the judgment; a label is two requests."""
+    """The API's loop, as a labelling script would: POST next-task once, then each judgment with
+    `?next=true`, whose answer holds the next task (one request per label)."""
     rng = random.Random(index)
     session = client(base)
     session.headers["Authorization"] = f"Token {token}"
     times, labels, refused = [], 0, 0
-    while time.monotonic() < deadline:
-        started = time.perf_counter()
-        task = session.post(f"{base}/api/campaigns/{campaign}/next-task/")
-        if task.status_code == 204:
-            break  # nothing left for this annotator
-        body = task.json()
+    first = session.post(f"{base}/api/campaigns/{campaign}/next-task/")
+    task = first.json() if first.status_code == 200 else None
+    while task is not None and time.monotonic() < deadline:
         label = (
             {"grade": rng.randint(0, 3)}
-            if body["kind"] == "relevance"
+            if task["kind"] == "relevance"
             else {"verdict": rng.choice(["left", "same", "right"])}
         )
-        response = session.post(f"{base}/api/tasks/{body['id']}/judgment/", json=label)
+        started = time.perf_counter()
+        response = session.post(f"{base}/api/tasks/{task['id']}/judgment/?next=true", json=label)
         times.append(time.perf_counter() - started)
         if response.status_code != 201:
             refused += 1
             break
         labels += 1
+        task = response.json()["next"]
     with lock:
         stats["api"] += times
         stats["api_labels"] += labels
@@ -312,7 +312,7 @@ def percentiles(values: list[float]) -> dict[str, float]:
 def in_process(campaign: int, token: str, rounds: int = 100) -> list[tuple[str, float, float, int]]:
     """Per request inside this process (Django's test client: no HTTP, no concurrency), one annotator:
     (what, CPU milliseconds, mean and most SQL statements) for /healthz, the read-only task page, a label
-    with the next task on the web path and on the API path (next-task, then the judgment)."""
+    with the next task on the web path and on the API path (a judgment with `?next=true`)."""
     from django.contrib.auth import get_user_model
     from django.db import connection
     from django.test import Client
@@ -330,11 +330,17 @@ def in_process(campaign: int, token: str, rounds: int = 100) -> list[tuple[str, 
         assert response.status_code == 200, response.status_code
         page["html"] = response.text
 
+    api_task: dict = {"next": None}
+
     def api_label():
-        task = api.post(f"/api/campaigns/{campaign}/next-task/", secure=True).json()
+        if api_task["next"] is None:  # the first: the task held since the web path's last label
+            api_task["next"] = api.post(f"/api/campaigns/{campaign}/next-task/", secure=True).json()
+        task = api_task["next"]
         data = {"grade": 1} if task["kind"] == "relevance" else {"verdict": "same"}
-        response = api.post(f"/api/tasks/{task['id']}/judgment/", data, "application/json", secure=True)
+        url = f"/api/tasks/{task['id']}/judgment/?next=true"
+        response = api.post(url, data, "application/json", secure=True)
         assert response.status_code == 201, response.status_code
+        api_task["next"] = response.json()["next"]
 
     requests_ = (
         ("/healthz", lambda: browser.get("/healthz", secure=True)),

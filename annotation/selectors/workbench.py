@@ -150,8 +150,12 @@ def annotator_kind_progress(*, annotator, campaign: Campaign) -> list[dict]:
     return kinds
 
 
-def _with_campaign(assignment: Assignment | None) -> Assignment | None:
-    """The task's campaign is the assignment's: one object, read once."""
+def _with_campaign(assignments: QuerySet[Assignment]) -> Assignment | None:
+    """The one assignment of `assignments` (a primary-key lookup: no ORDER BY), with its campaign and task;
+    the task's campaign is the assignment's, one object read once."""
+    assignment = next(
+        iter(assignments.select_related("campaign", "relevance_task", "side_by_side_task")[:1]), None
+    )
     if assignment is not None:
         assignment.task.campaign = assignment.campaign
     return assignment
@@ -159,11 +163,7 @@ def _with_campaign(assignment: Assignment | None) -> Assignment | None:
 
 def assignment_get(*, annotator, campaign_id: int, pk: int) -> Assignment | None:
     """One of the annotator's assignments, with its campaign and task (and the task's campaign)."""
-    return _with_campaign(
-        Assignment.objects.filter(campaign=campaign_id, pk=pk, annotator=annotator)
-        .select_related("campaign", "relevance_task", "side_by_side_task")
-        .first()
-    )
+    return _with_campaign(Assignment.objects.filter(campaign=campaign_id, pk=pk, annotator=annotator))
 
 
 # Shown with every task, so nothing here may grow with the campaign's size: lookups of the annotator's own
@@ -218,11 +218,7 @@ def assignment_list(
 
 def assignment_of(*, annotator, pk: int) -> Assignment | None:
     """One of the annotator's own tasks; None for anyone else's."""
-    return _with_campaign(
-        Assignment.objects.filter(pk=pk, annotator=annotator)
-        .select_related("campaign", "relevance_task", "side_by_side_task")
-        .first()
-    )
+    return _with_campaign(Assignment.objects.filter(pk=pk, annotator=annotator))
 
 
 def _document_view(document: Document) -> dict:
