@@ -10,16 +10,20 @@ PROBE = """
 import sys
 import config.wsgi
 from django.template import engines
+from django.urls import get_resolver
 
 print("metrics.views.launch" in sys.modules, "annotation.api.views.tasks" in sys.modules)
 print(*sorted(engines["django"].engine.template_loaders[0].get_template_cache))
+built = [r for r in get_resolver().url_patterns if hasattr(r, "url_patterns")] + [get_resolver()]
+print(all(r._reverse_dict for r in built))
 """
 
 
 def test_the_wsgi_module_warms_views_and_templates():
     env = {**os.environ, "DEBUG": "0", "SECRET_KEY": "x" * 60, "DJANGO_SETTINGS_MODULE": "config.settings"}
-    imported, cached = subprocess.run(
+    imported, cached, reverse_tables = subprocess.run(
         [sys.executable, "-c", PROBE], cwd=ROOT, env=env, capture_output=True, text=True, check=True
     ).stdout.splitlines()
     assert imported.split() == ["True", "True"]
     assert {"base.html", "metrics/overview.html", "annotation/work_relevance.html"} <= set(cached.split())
+    assert reverse_tables == "True"  # every include's table of names to URLs is built
