@@ -240,6 +240,13 @@ def annotator(
         stats["labels"] += labels
 
 
+def api_label(rng: random.Random, kind: str) -> dict:
+    """A random answer to an API task of `kind`, as the judgment endpoint takes it."""
+    if kind == "relevance":
+        return {"grade": rng.randint(0, 3)}
+    return {"verdict": rng.choice(["left", "same", "right"])}
+
+
 def api_annotator(base: str, token: str, index: int, campaign: int, deadline: float, stats: dict, lock):
     """The API's loop, as a labelling script would: POST next-task once, then each judgment with
     `?next=true`, whose answer holds the next task (one request per label)."""
@@ -250,13 +257,10 @@ def api_annotator(base: str, token: str, index: int, campaign: int, deadline: fl
     first = session.post(f"{base}/api/campaigns/{campaign}/next-task/")
     task = first.json() if first.status_code == 200 else None
     while task is not None and time.monotonic() < deadline:
-        label = (
-            {"grade": rng.randint(0, 3)}
-            if task["kind"] == "relevance"
-            else {"verdict": rng.choice(["left", "same", "right"])}
-        )
         started = time.perf_counter()
-        response = session.post(f"{base}/api/tasks/{task['id']}/judgment/?next=true", json=label)
+        response = session.post(
+            f"{base}/api/tasks/{task['id']}/judgment/?next=true", json=api_label(rng, task["kind"])
+        )
         times.append(time.perf_counter() - started)
         if response.status_code != 201:
             refused += 1

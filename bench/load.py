@@ -44,12 +44,8 @@ def annotator(base: str, token: str, index: int, campaign: int, deadline: float,
         if response.status_code != 200:
             break  # 204: nothing left for this annotator
         task = response.json()
-        body = (
-            {"grade": rng.randint(0, 3)}
-            if task["kind"] == "relevance"
-            else {"verdict": rng.choice(["left", "same", "right"])}
-        )
         started = time.perf_counter()
+        body = annotate.api_label(rng, task["kind"])
         response = session.post(f"{base}/api/tasks/{task['id']}/judgment/", json=body)
         labels.append(time.perf_counter() - started)
         statuses[response.status_code] += 1
@@ -88,11 +84,11 @@ def main() -> None:
     annotate.psql(f"CREATE DATABASE {DATABASE}")
     servers = []
     try:
-        annotate.setup_django()
-        campaign = annotate.seed(args.queries, args.annotators)
+        annotate.setup_django(redis=False)  # sessions and the cache in the shared database, as before
+        campaign, _ = annotate.seed(args.queries, args.annotators)  # tokens come from the API below
         from django.db import connections
 
-        from annotation.models import Judgment, Preference, RelevanceTask, SideBySideTask
+        from annotation.models import RelevanceTask, SideBySideTask
 
         tasks = RelevanceTask.objects.count(), SideBySideTask.objects.filter(lists_identical=False).count()
         connections.close_all()
@@ -118,7 +114,7 @@ def main() -> None:
             thread.join()
         elapsed = time.monotonic() - started
         created = stats["created"]
-        stored = Judgment.objects.count() + Preference.objects.count()
+        stored = annotate.labels_stored()  # answers to repeats included: each had its 201
         requests_made = len(stats["next"]) + len(stats["label"])
         print(
             f"campaign: {tasks[0]} relevance + {tasks[1]} side-by-side tasks, overlap 3; {args.annotators} "
