@@ -71,11 +71,11 @@ def ranked_entries(
     rankings = Ranking.objects.filter(model_id__in=model_pks).order_by("model_id", "query_id")
     if query_pk is not None:
         rankings = rankings.filter(query_id=query_pk)
+    column = "documents"
     if depth is not None:  # cut by the database: only the top of each list crosses the wire
         top = Substr("documents", 1, depth * DOCUMENT_PK_DTYPE.itemsize, output_field=BinaryField())
-        rankings = rankings.annotate(top=top)
-        return RankedEntries.from_rows(rankings.values_list("model_id", "query_id", "top"))
-    return RankedEntries.from_rows(rankings.values_list("model_id", "query_id", "documents"))
+        rankings, column = rankings.annotate(top=top), "top"
+    return RankedEntries.from_rows(rankings.values_list("model_id", "query_id", column))
 
 
 def side_by_side_rankings() -> dict[str, Subquery]:
