@@ -5,14 +5,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
-from django.db.models import BinaryField, OuterRef, Subquery
+from django.db import connection
+from django.db.models import BinaryField
 from django.db.models.functions import Substr
 
+from annotation import rows
 from annotation.models import (
     DOCUMENT_PK_DTYPE,
     Document,
     Ranking,
-    RankingModel,
     SideBySideTask,
     document_pks_unpack,
 )
@@ -78,27 +79,38 @@ def ranked_entries(
     return RankedEntries.from_rows(rankings.values_list("model_id", "query_id", column))
 
 
-def side_by_side_rankings() -> dict[str, Subquery]:
-    """Annotations of a side-by-side task queryset with its experimental and online model's packed lists, so
-    that the task and its lists are one query (`side_by_side_lists`)."""
-    rankings = Ranking.objects.filter(query_id=OuterRef("query_id")).values("documents")
-    online = rankings.filter(model__campaign_id=OuterRef("campaign_id"), model__role=RankingModel.Role.ONLINE)
-    return {
-        "experimental_documents": Subquery(rankings.filter(model_id=OuterRef("experimental_model_id"))[:1]),
-        "online_documents": Subquery(online[:1]),
-    }
+# A side-by-side task's experimental and online model's packed lists, as two columns of a statement over the
+# task (aliased `t`): the workbench reads the lists with the task.
+SIDE_BY_SIDE_LISTS = """(SELECT documents FROM annotation_ranking
+        WHERE query_id = t.query_id AND model_id = t.experimental_model_id),
+    (SELECT r.documents FROM annotation_ranking r JOIN annotation_rankingmodel m ON m.id = r.model_id
+        WHERE r.query_id = t.query_id AND m.campaign_id = t.campaign_id AND m.role = 'online')"""
 
 
 def side_by_side_lists(*, task: SideBySideTask, depth: int) -> tuple[list[Document], list[Document]]:
-    """The experimental and the online model's top `depth` documents for a side-by-side task: one query when
-    `task` was read with `side_by_side_rankings()`, else two."""
-    if hasattr(task, "experimental_documents"):
-        packed = (task.experimental_documents, task.online_documents)  # type: ignore[attr-defined]
-    else:
-        tasks = SideBySideTask.objects.filter(pk=task.pk).annotate(**side_by_side_rankings())
-        packed = tasks.values_list("experimental_documents", "online_documents").get()  # type: ignore[misc]
+    """The experimental and the online model's top `depth` documents for a side-by-side task."""
+    with connection.cursor() as cursor:
+        sql = f"SELECT {SIDE_BY_SIDE_LISTS} FROM annotation_sidebysidetask t WHERE t.id = %s"
+        cursor.execute(sql, [task.pk])
+        experimental, online = cursor.fetchone()
+    experimental_list, online_list = listed_documents(experimental, online, depth=depth)
+    return experimental_list, online_list
+
+
+def listed_documents(*packed: bytes | memoryview | None, depth: int) -> tuple[list[Document], ...]:
+    """The top `depth` documents of each packed list (None for a missing list: no documents), in one
+    statement."""
     width = DOCUMENT_PK_DTYPE.itemsize
     lists = [document_pks_unpack(bytes(documents or b"")[: depth * width]).tolist() for documents in packed]
-    documents = Document.objects.in_bulk({pk for pks in lists for pk in pks})
-    experimental, online = ([documents[pk] for pk in pks] for pks in lists)
-    return experimental, online
+    wanted = sorted({pk for pks in lists for pk in pks})
+    if not wanted:
+        return tuple([] for _ in lists)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT {rows.select_list(Document, 'd')} FROM annotation_document d "
+            f"WHERE d.id IN ({rows.placeholders(len(wanted))})",
+            wanted,
+        )
+        found = (rows.instance_at(Document, row)[0] for row in cursor)
+        documents = {document.pk: document for document in found}
+    return tuple([documents[pk] for pk in pks] for pks in lists)

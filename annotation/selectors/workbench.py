@@ -1,10 +1,13 @@
 """The annotator's workbench: which tasks an annotator may be handed, progress, what a task page shows."""
 
+import functools
+
+from django.db import connection
 from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Subquery
-from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from annotation import rows
 from annotation.links import is_web_url
 from annotation.models import (
     Assignment,
@@ -14,10 +17,11 @@ from annotation.models import (
     Judgment,
     Preference,
     RelevanceTask,
+    SideBySideTask,
     Verdict,
 )
 from annotation.roles import can_review
-from annotation.selectors.rankings import side_by_side_lists, side_by_side_rankings
+from annotation.selectors.rankings import SIDE_BY_SIDE_LISTS, listed_documents
 from annotation.task_kinds import RELEVANCE, TASK_KINDS, TaskKind, assignment_task, kind_named
 
 # Keys for grades outside 0-9; none of g s u c m, which the workbench uses.
@@ -150,24 +154,55 @@ def annotator_kind_progress(*, annotator, campaign: Campaign) -> list[dict]:
     return kinds
 
 
-def _with_campaign(assignments: QuerySet[Assignment]) -> Assignment | None:
-    """The one assignment of `assignments` (a primary-key lookup: no ORDER BY), with its campaign and task;
-    the task's campaign is the assignment's, one object read once."""
-    assignment = next(
-        iter(assignments.select_related("campaign", "relevance_task", "side_by_side_task")[:1]), None
+_ASSIGNMENT = """SELECT {assignment}, {campaign}, {relevance}, {side_by_side}
+FROM annotation_assignment a
+JOIN annotation_campaign c ON c.id = a.campaign_id
+LEFT JOIN annotation_relevancetask r ON r.id = a.relevance_task_id
+LEFT JOIN annotation_sidebysidetask s ON s.id = a.side_by_side_task_id
+WHERE a.id = %s AND a.annotator_id = %s"""
+
+
+@functools.cache
+def _assignment_sql() -> str:
+    return _ASSIGNMENT.format(
+        assignment=rows.select_list(Assignment, "a"),
+        campaign=rows.select_list(Campaign, "c"),
+        relevance=rows.select_list(RelevanceTask, "r"),
+        side_by_side=rows.select_list(SideBySideTask, "s"),
     )
-    if assignment is not None:
-        assignment.task.campaign = assignment.campaign
+
+
+def _assignment_read(*, annotator, pk: int, campaign_id: int | None = None) -> Assignment | None:
+    """One of the annotator's assignments with its campaign and task (the task's campaign the same object), in
+    one plain statement: the workbench reads it on every label."""
+    sql = _assignment_sql()
+    params = [pk, annotator.pk]
+    if campaign_id is not None:
+        sql, params = f"{sql} AND a.campaign_id = %s", [*params, campaign_id]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    assignment, end = rows.instance_at(Assignment, row)
+    campaign, end = rows.instance_at(Campaign, row, end)
+    relevance, end = rows.instance_at(RelevanceTask, row, end)
+    side_by_side, _ = rows.instance_at(SideBySideTask, row, end)
+    assignment.annotator, assignment.campaign = annotator, campaign
+    if assignment.relevance_task_id is not None:
+        assignment.relevance_task, relevance.campaign = relevance, campaign
+    else:
+        assignment.side_by_side_task, side_by_side.campaign = side_by_side, campaign
     return assignment
 
 
 def assignment_get(*, annotator, campaign_id: int, pk: int) -> Assignment | None:
-    """One of the annotator's assignments, with its campaign and task (and the task's campaign)."""
-    return _with_campaign(Assignment.objects.filter(campaign=campaign_id, pk=pk, annotator=annotator))
+    """One of the annotator's assignments in a campaign, with its campaign and task."""
+    return _assignment_read(annotator=annotator, pk=pk, campaign_id=campaign_id)
 
 
 # Shown with every task, so nothing here may grow with the campaign's size: lookups of the annotator's own
-# rows only. Plain SQL, read with the task (`task_view`): the workbench asks it on every label.
+# rows only. Read with the task (`task_view`): the workbench asks it on every label.
 _DONE = """(SELECT COUNT(*) FROM {label_table} l JOIN {task_table} t ON t.id = l.task_id
     WHERE l.annotator_id = %s AND t.campaign_id = %s)"""
 _SKIPPED = """(SELECT COUNT(*) FROM annotation_assignment
@@ -177,25 +212,28 @@ _PREVIOUS = """(SELECT id FROM annotation_assignment
     {finished_before} ORDER BY finished_at DESC LIMIT 1)"""
 
 
-def _task_progress(*, annotator_id: int, campaign_id: int, before: Assignment) -> dict[str, RawSQL]:
-    """Annotations of a task queryset with the annotator's done and skipped counts in the campaign, and the
-    task to go back to from `before`: the submitted one they finished last before it (any, when `before` is
-    unfinished; never a repeat, whose answer is not a label to change)."""
-    own = (annotator_id, campaign_id)
-    done = {
-        f"done_{kind.name}": RawSQL(
-            _DONE.format(label_table=kind.label_model._meta.db_table, task_table=kind.model._meta.db_table),
-            own,
-        )
+def _progress_columns(*, assignment: Assignment) -> tuple[str, list]:
+    """Columns (and their parameters) of the annotator's done count per kind and skipped count in the
+    campaign, and the task to go back to from `assignment`: the submitted one they finished last before it
+    (any, when it is unfinished; never a repeat, whose answer is not a label to change)."""
+    own = [assignment.annotator_id, assignment.campaign_id]
+    done = [
+        _DONE.format(label_table=kind.label_model._meta.db_table, task_table=kind.model._meta.db_table)
         for kind in TASK_KINDS
-    }
-    finished = () if before.finished_at is None else (before.finished_at,)
+    ]
+    finished = [] if assignment.finished_at is None else [assignment.finished_at]
     previous = _PREVIOUS.format(finished_before="AND finished_at < %s" if finished else "")
-    return {
-        **done,
-        "skipped_count": RawSQL(_SKIPPED, own),
-        "previous_id": RawSQL(previous, (*own, False, before.pk, *finished)),
-    }
+    params = own * len(TASK_KINDS) + own + [*own, False, assignment.pk, *finished]
+    return ", ".join([*done, _SKIPPED, previous]), params
+
+
+_RELEVANCE_VIEW = """SELECT q.text, q.description, {document}, {progress}
+FROM annotation_relevancetask t JOIN annotation_query q ON q.id = t.query_id
+JOIN annotation_document d ON d.id = t.document_id
+WHERE t.id = %s"""
+_SIDE_BY_SIDE_VIEW = f"""SELECT q.text, q.description, {{progress}}, {SIDE_BY_SIDE_LISTS}
+FROM annotation_sidebysidetask t JOIN annotation_query q ON q.id = t.query_id
+WHERE t.id = %s"""
 
 
 def assignment_list(
@@ -218,7 +256,7 @@ def assignment_list(
 
 def assignment_of(*, annotator, pk: int) -> Assignment | None:
     """One of the annotator's own tasks; None for anyone else's."""
-    return _with_campaign(Assignment.objects.filter(pk=pk, annotator=annotator))
+    return _assignment_read(annotator=annotator, pk=pk)
 
 
 def _document_view(document: Document) -> dict:
@@ -241,54 +279,54 @@ def _scale_view(scale: list[dict]) -> list[dict]:
 
 def task_view(*, assignment: Assignment) -> dict:
     """What the workbench shows for an assignment: texts only, never a model's name, role or id; with the
-    annotator's progress and the task to go back to."""
+    annotator's progress and the task to go back to. One plain statement for the task (a side-by-side
+    task's lists' documents one more; a label to show, one more)."""
     kind, task_id = assignment_task(assignment)
-    annotator, campaign_id = assignment.annotator_id, assignment.campaign_id
+    annotator = assignment.annotator_id
+    campaign = assignment.campaign
     # A lease ends with the annotator's label: only a task they finished can hold one to show.
     labelled = assignment.status != Assignment.Status.LEASED
-    related = ["query", "document"] if kind is RELEVANCE else ["query"]
-    known = Assignment.campaign.is_cached(assignment)  # type: ignore[attr-defined]  # a forward descriptor
-    tasks = kind.model.objects.select_related(*related, *([] if known else ["campaign"]))
-    tasks = tasks.annotate(
-        **_task_progress(annotator_id=annotator, campaign_id=campaign_id, before=assignment)
-    )
-    if kind is not RELEVANCE:
-        tasks = tasks.annotate(**side_by_side_rankings())  # the lists with the task: one query
-    task = tasks.get(pk=task_id)
-    if known:
-        task.campaign = assignment.campaign
-    campaign = task.campaign
+    progress, params = _progress_columns(assignment=assignment)
+    template = _RELEVANCE_VIEW if kind is RELEVANCE else _SIDE_BY_SIDE_VIEW
+    with connection.cursor() as cursor:
+        cursor.execute(
+            template.format(progress=progress, document=rows.select_list(Document, "d")), [*params, task_id]
+        )
+        row = cursor.fetchone()
+    query_text, query_description = row[:2]
+    if kind is RELEVANCE:
+        document, end = rows.instance_at(Document, row, 2)
+    else:
+        end = 2
+    *done, skipped, previous_id = row[end : end + len(TASK_KINDS) + 2]
     view = {
         "kind": kind.name,
         "assignment_id": assignment.pk,
         "status": assignment.status,
         "expires_at": assignment.expires_at,
         "campaign": {"id": campaign.pk, "name": campaign.name, "guidelines": campaign.guidelines},
-        "query": {"text": task.query.text, "description": task.query.description},
+        "query": {"text": query_text, "description": query_description},
         "current": None,
         "version": label_version(None),
         "skip_reason": assignment.get_skip_reason_display() if assignment.skip_reason else "",
+        "progress": {"done": sum(done), "skipped": skipped},
+        "previous_id": previous_id,
     }
-    view["progress"] = {
-        "done": sum(getattr(task, f"done_{each.name}") for each in TASK_KINDS),
-        "skipped": task.skipped_count,  # type: ignore[union-attr]  # an annotation
-    }
-    view["previous_id"] = task.previous_id  # type: ignore[union-attr]  # an annotation
-    if isinstance(task, RelevanceTask):
-        view["document"] = _document_view(task.document)
+    if kind is RELEVANCE:
+        view["document"] = _document_view(document)
         view["scale"] = _scale_view(campaign.scale)
-        judgment = labelled and Judgment.objects.filter(task=task, annotator=annotator).first()
+        judgment = labelled and Judgment.objects.filter(task_id=task_id, annotator=annotator).first()
         if judgment:
             view["current"] = {"grade": judgment.grade, "comment": judgment.comment}
             view["version"] = label_version(judgment)
         return view
-    experimental_list, online_list = side_by_side_lists(task=task, depth=campaign.gsb_depth)
+    experimental_list, online_list = listed_documents(*row[-2:], depth=campaign.gsb_depth)
     experimental = [_document_view(document) for document in experimental_list]
     online = [_document_view(document) for document in online_list]
     on_left = bool(assignment.experimental_on_left)  # set on every side-by-side assignment
     view["left"], view["right"] = (experimental, online) if on_left else (online, experimental)
     view["five_point"] = campaign.gsb_scale == GSBScale.FIVE_POINT
-    preference = labelled and Preference.objects.filter(task=task, annotator=annotator).first()
+    preference = labelled and Preference.objects.filter(task_id=task_id, annotator=annotator).first()
     if preference:
         view["current"] = {
             "side": preference_side(verdict=preference.verdict, experimental_on_left=on_left),

@@ -1,0 +1,59 @@
+"""Model instances from rows of hand-written SQL, for the requests every rater repeats all day (the task page,
+the label round trip, the signed-in user): building a statement through the ORM costs a worker more CPU than
+the database spends answering it (docs/performance.md). Values go through the same converters as the ORM's
+(JSON, SQLite's dates and booleans), so an instance is the one a queryset would give."""
+
+from dataclasses import dataclass
+
+from django.db import connection
+from django.db.models import Model
+
+
+@dataclass(frozen=True)
+class _Columns:
+    columns: tuple[str, ...]
+    attnames: tuple[str, ...]
+    # (position, the field's column expression, its converters), only for fields that have any
+    converters: tuple[tuple[int, object, tuple], ...]
+
+
+_COLUMNS: dict[type[Model], _Columns] = {}
+
+
+def _model_columns(model: type[Model]) -> _Columns:
+    known = _COLUMNS.get(model)
+    if known is None:
+        fields = model._meta.concrete_fields
+        converters = []
+        for position, field in enumerate(fields):
+            column = field.get_col(model._meta.db_table)
+            # The order of SQLCompiler.get_converters: the backend's, then the field's.
+            found = connection.ops.get_db_converters(column) + column.get_db_converters(connection)
+            if found:
+                converters.append((position, column, tuple(found)))
+        columns = tuple(str(field.column) for field in fields)
+        attnames = tuple(field.attname for field in fields)
+        known = _COLUMNS[model] = _Columns(columns, attnames, tuple(converters))
+    return known
+
+
+def select_list(model: type[Model], alias: str) -> str:
+    """Every concrete column of `model` from the table named `alias`, in field order: what `instance_at`
+    reads back."""
+    return ", ".join(f'{alias}."{column}"' for column in _model_columns(model).columns)
+
+
+def instance_at[M: Model](model: type[M], row: tuple, start: int = 0) -> tuple[M, int]:
+    """The instance whose `select_list` begins at `row[start]`, and where the next one begins."""
+    known = _model_columns(model)
+    end = start + len(known.columns)
+    values = list(row[start:end])
+    for position, column, converters in known.converters:
+        for convert in converters:
+            values[position] = convert(values[position], column, connection)
+    return model.from_db(connection.alias, known.attnames, values), end
+
+
+def placeholders(count: int) -> str:
+    """`%s, %s, ...` for an `IN (...)` of `count` values, on every database."""
+    return ", ".join(["%s"] * count)

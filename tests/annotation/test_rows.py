@@ -1,0 +1,115 @@
+"""Plain-SQL reads (`annotation.rows`) give the instances and pages the ORM would, on either database."""
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from annotation import rows
+from annotation.models import Assignment, Campaign, Document, RelevanceTask, SideBySideTask
+from annotation.roles import RolesBackend, can_annotate, can_manage, can_review
+from annotation.selectors.rankings import side_by_side_lists
+from annotation.selectors.workbench import assignment_get, assignment_of, task_view
+from annotation.services.assignment import task_next, task_skip
+from annotation.services.labels import judgment_submit
+
+
+def field_values(instance) -> dict:
+    return {field.attname: getattr(instance, field.attname) for field in instance._meta.concrete_fields}
+
+
+def read(model, pk):
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT {rows.select_list(model, 't')} FROM {model._meta.db_table} t WHERE t.id = %s", [pk]
+        )
+        row = cursor.fetchone()
+    instance, end = rows.instance_at(model, row)
+    assert end == len(row)
+    return instance
+
+
+@pytest.mark.parametrize("model", [Campaign, Document, RelevanceTask, SideBySideTask])
+def test_an_instance_holds_what_the_orm_reads(campaign, model):
+    """JSON (the scale, the cutoffs), dates, booleans and decimals come back converted, as the ORM's."""
+    stored = model.objects.order_by("pk").first()
+    instance = read(model, stored.pk)
+    assert type(instance) is model
+    assert field_values(instance) == field_values(model.objects.get(pk=stored.pk))
+    assert instance._state.adding is False and instance._state.db == "default"
+    if model is Campaign:
+        assert isinstance(instance.scale, list) and isinstance(instance.cutoffs, list)
+
+
+def test_an_assignment_comes_with_its_campaign_and_task_in_one_statement(campaign, make_user):
+    annotator = make_user("a1", "annotator")
+    other = make_user("a2", "annotator")
+    lease = task_next(annotator=annotator, campaign=campaign)
+    with CaptureQueriesContext(connection) as context:
+        found = assignment_get(annotator=annotator, campaign_id=campaign.pk, pk=lease.pk)
+        assert found.task.campaign is found.campaign
+        assert found.annotator is annotator
+    assert len(context.captured_queries) == 1
+    assert field_values(found) == field_values(Assignment.objects.get(pk=lease.pk))
+    assert field_values(found.campaign) == field_values(campaign)
+    assert field_values(found.task) == field_values(type(found.task).objects.get(pk=found.task.pk))
+    assert assignment_get(annotator=other, campaign_id=campaign.pk, pk=lease.pk) is None
+    assert assignment_get(annotator=annotator, campaign_id=campaign.pk + 1, pk=lease.pk) is None
+    assert assignment_of(annotator=annotator, pk=lease.pk).pk == lease.pk
+    assert assignment_of(annotator=other, pk=lease.pk) is None
+
+
+def test_the_task_page_of_each_kind(campaign, make_user):
+    """A relevance page shows its document and the scale's keys; a side-by-side page both lists, the sides as
+    the lease drew them; done, skipped and the way back count the annotator's own rows."""
+    annotator = make_user("a1", "annotator")
+    campaign.task_order = "relevance_first"
+    first = task_next(annotator=annotator, campaign=campaign)
+    judgment_submit(annotator=annotator, task=first.task, grade=2)
+    second = task_next(annotator=annotator, campaign=campaign)
+    task_skip(annotator=annotator, assignment=second, reason="cant_load")
+    third = task_next(annotator=annotator, campaign=campaign)
+    view = task_view(assignment=assignment_get(annotator=annotator, campaign_id=campaign.pk, pk=third.pk))
+    task = third.task
+    assert view["query"]["text"] == task.query.text
+    assert view["document"]["title"] == (task.document.title or "(no title)")
+    assert view["document"]["body"] == task.document.body
+    assert [grade["key"] for grade in view["scale"]] == [str(grade["value"]) for grade in campaign.scale]
+    assert view["progress"] == {"done": 1, "skipped": 1}
+    assert view["previous_id"] == first.pk
+    assert view["current"] is None
+    done = task_view(assignment=assignment_get(annotator=annotator, campaign_id=campaign.pk, pk=first.pk))
+    assert done["current"]["grade"] == 2
+
+    campaign.task_order = "side_by_side_first"
+    second_annotator = make_user("a2", "annotator")
+    side_by_side = task_next(annotator=second_annotator, campaign=campaign)
+    assert side_by_side.side_by_side_task_id
+    view = task_view(assignment=assignment_of(annotator=second_annotator, pk=side_by_side.pk))
+    experimental, online = side_by_side_lists(task=side_by_side.task, depth=campaign.gsb_depth)
+    expected = (experimental, online) if side_by_side.experimental_on_left else (online, experimental)
+    for shown, documents in zip((view["left"], view["right"]), expected, strict=True):
+        assert [document["body"] for document in shown] == [document.body for document in documents]
+        assert 0 < len(shown) <= campaign.gsb_depth
+
+
+def test_a_signed_in_user_comes_with_their_roles_in_one_statement(make_user):
+    backend = RolesBackend()
+    manager = make_user("m1", "manager", "annotator")
+    with CaptureQueriesContext(connection) as context:
+        user = backend.get_user(str(manager.pk))  # the session keeps the key as text
+        assert can_manage(user) and can_annotate(user) and can_review(user)
+    assert len(context.captured_queries) == 1
+    assert field_values(user) == field_values(get_user_model().objects.get(pk=manager.pk))
+    plain = backend.get_user(make_user("u1").pk)
+    assert plain is not None and not can_annotate(plain) and not can_review(plain)
+
+
+def test_an_unknown_inactive_or_malformed_user_is_nobody(make_user):
+    backend = RolesBackend()
+    gone = make_user("gone", "annotator")
+    gone.is_active = False
+    gone.save()
+    assert backend.get_user(gone.pk) is None
+    assert backend.get_user(10**9) is None
+    assert backend.get_user("not a number") is None
