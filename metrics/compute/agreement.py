@@ -13,7 +13,7 @@ multinomial(n_tasks, share of the kind) (`resampling.bootstrap_sums`): the same 
 n_resamples × kinds × (number of grades)², whatever the number of tasks.
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -108,9 +108,36 @@ def krippendorff_alpha(
     values; ordinal (sum of n_g for g from c to k - (n_c + n_k) / 2)². The same as the `krippendorff` package
     with `value_domain=scale`. Side-by-side verdicts: nominal alpha with scale (-1, 0, 1).
     """
+    (alpha,) = krippendorff_alphas(
+        task,
+        grade,
+        n_tasks=n_tasks,
+        scale=scale,
+        levels=(level,),
+        n_resamples=n_resamples,
+        confidence=confidence,
+        seed=seed,
+    )
+    return alpha
+
+
+def krippendorff_alphas(
+    task: ArrayLike,
+    grade: ArrayLike,
+    *,
+    n_tasks: int,
+    scale: ArrayLike,
+    levels: Sequence[MeasurementLevel | str],
+    n_resamples: int = 1000,
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> list[Agreement]:
+    """`krippendorff_alpha` at each of `levels`, from one bootstrap: the resampled coincidence matrices do not
+    depend on the level, so each result is the one `krippendorff_alpha` gives at that level, for the cost
+    of one."""
     n_tasks = check_count(n_tasks, "n_tasks")
     scale = as_scale(scale)
-    level = _as_level(level)
+    measurement_levels = [_as_level(level) for level in levels]
     task = as_index(task, "task", size=n_tasks, size_name="n_tasks")
     grade = as_float(grade, "grade")
     check_same_length(task=task, grade=grade)
@@ -125,19 +152,25 @@ def krippendorff_alpha(
     diagonal = counts[:, :, None] * np.eye(scale.size)
     coincidences = (counts[:, :, None] * counts[:, None, :] - diagonal) / (n_labels - 1)[:, None, None]
 
-    def alpha(coincidence_sums: np.ndarray) -> np.ndarray:
-        observed = coincidence_sums.reshape(*coincidence_sums.shape[:-1], scale.size, scale.size)
-        n_value = observed.sum(axis=-1)
-        n_pairable = n_value.sum(axis=-1)[..., None, None]
-        expected = divide_or_nan(
-            n_value[..., :, None] * n_value[..., None, :] - n_value[..., :, None] * np.eye(scale.size),
-            n_pairable - 1,
-        )
-        distance = _alpha_distance(level, scale, n_value)
-        disagreement = (observed * distance).sum(axis=(-2, -1))
-        return 1 - divide_or_nan(disagreement, (expected * distance).sum(axis=(-2, -1)))
+    def alpha_at(level: MeasurementLevel) -> Callable[[np.ndarray], np.ndarray]:
+        def alpha(coincidence_sums: np.ndarray) -> np.ndarray:
+            observed = coincidence_sums.reshape(*coincidence_sums.shape[:-1], scale.size, scale.size)
+            n_value = observed.sum(axis=-1)
+            n_pairable = n_value.sum(axis=-1)[..., None, None]
+            expected = divide_or_nan(
+                n_value[..., :, None] * n_value[..., None, :] - n_value[..., :, None] * np.eye(scale.size),
+                n_pairable - 1,
+            )
+            distance = _alpha_distance(level, scale, n_value)
+            disagreement = (observed * distance).sum(axis=(-2, -1))
+            return 1 - divide_or_nan(disagreement, (expected * distance).sum(axis=(-2, -1)))
 
-    return _agreement(coincidences.reshape(len(counts), scale.size**2), multiplicity, alpha, resampling)
+        return alpha
+
+    statistics = coincidences.reshape(len(counts), scale.size**2)
+    return _agreements(
+        statistics, multiplicity, [alpha_at(level) for level in measurement_levels], resampling
+    )
 
 
 def fleiss_kappa(
@@ -174,7 +207,8 @@ def fleiss_kappa(
         chance = ((sums[..., 1:] / (n_used * n_rater)) ** 2).sum(axis=-1)
         return divide_or_nan(mean_agreement - chance, 1 - chance)
 
-    return _agreement(np.column_stack([task_agreement, counts]), multiplicity, kappa, resampling)
+    (agreement,) = _agreements(np.column_stack([task_agreement, counts]), multiplicity, [kappa], resampling)
+    return agreement
 
 
 def pairwise_weighted_kappa(
@@ -226,32 +260,42 @@ def pairwise_weighted_kappa(
         multiplicity = np.bincount(pair_cells, minlength=n_values * n_values)
         cells_used = np.flatnonzero(multiplicity)
         one_hot = np.eye(n_values * n_values)[cells_used]
-        kappa_of_pair = _agreement(
-            one_hot, multiplicity[cells_used], kappa, resampling, rng_key=(annotator_a, annotator_b)
+        (kappa_of_pair,) = _agreements(
+            one_hot, multiplicity[cells_used], [kappa], resampling, rng_key=(annotator_a, annotator_b)
         )
         pairs.append(PairAgreement(annotator_a, annotator_b, kappa_of_pair))
     return pairs
 
 
-def _agreement(
+def _agreements(
     kind_statistics: np.ndarray,
     multiplicity: np.ndarray,
-    coefficient: Callable[[np.ndarray], np.ndarray],
+    coefficients: list[Callable[[np.ndarray], np.ndarray]],
     resampling: Resampling,
     rng_key: tuple[int, ...] = (),
-) -> Agreement:
-    """The coefficient of the tasks' summed statistics ([kinds × k], `multiplicity` tasks of each kind), with
-    its percentile bootstrap interval over tasks, from `np.random.default_rng([seed, *rng_key])`; undefined
-    under two tasks."""
+) -> list[Agreement]:
+    """Each coefficient of the tasks' summed statistics ([kinds × k], `multiplicity` tasks of each kind),
+    with its percentile bootstrap interval over tasks; the coefficients share the resamples, drawn once from
+    `np.random.default_rng([seed, *rng_key])`. Undefined under two tasks."""
     n_tasks = int(multiplicity.sum())
     if n_tasks < 2:
         why = Undefined.ONE_TASK if n_tasks else Undefined.NO_TASKS
-        return Agreement(np.nan, np.nan, np.nan, n_tasks, 0, why)
-    value = float(coefficient(multiplicity @ kind_statistics))
-    if np.isnan(value):
-        return Agreement(np.nan, np.nan, np.nan, n_tasks, 0, Undefined.NO_VARIATION)
+        return [Agreement(np.nan, np.nan, np.nan, n_tasks, 0, why) for _ in coefficients]
+    values = [float(coefficient(multiplicity @ kind_statistics)) for coefficient in coefficients]
+    if all(np.isnan(values)):
+        return [_resampled(value, None, n_tasks, resampling) for value in values]
     rng = np.random.default_rng([resampling.seed, *rng_key])
-    resampled = coefficient(bootstrap_sums(kind_statistics, resampling, rng, multiplicity=multiplicity))
+    sums = bootstrap_sums(kind_statistics, resampling, rng, multiplicity=multiplicity)
+    return [
+        _resampled(value, coefficient(sums), n_tasks, resampling)
+        for coefficient, value in zip(coefficients, values, strict=True)
+    ]
+
+
+def _resampled(value: float, resampled: np.ndarray | None, n_tasks: int, resampling: Resampling) -> Agreement:
+    """A coefficient's value with the percentile interval of its resampled values (where it is defined)."""
+    if np.isnan(value) or resampled is None:
+        return Agreement(np.nan, np.nan, np.nan, n_tasks, 0, Undefined.NO_VARIATION)
     resampled = resampled[np.isfinite(resampled)]
     if resampled.size == 0:
         return Agreement(value, np.nan, np.nan, n_tasks, 0)

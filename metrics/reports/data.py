@@ -8,7 +8,7 @@ from metrics.compute.gsb import GSBSummary
 from metrics.compute.significance import PairedComparison
 from metrics.selectors.evaluation_data import AggregationFit
 from metrics.selectors.launch import Comparison, Coverage, LaunchReport
-from metrics.selectors.quality import AgreementFigure, CampaignQuality
+from metrics.selectors.quality import AgreementFigure, CampaignAgreement
 
 
 def number(value) -> float | None:
@@ -113,12 +113,12 @@ def _figure(figure: AgreementFigure) -> dict:
     }
 
 
-def agreement_data(quality: CampaignQuality | None) -> dict:
-    if quality is None:
+def agreement_data(agreement: CampaignAgreement | None) -> dict:
+    if agreement is None:
         return {}
     return {
-        "relevance": {figure.name: _figure(figure) for figure in quality.grade_agreement},
-        "side_by_side": {figure.name: _figure(figure) for figure in quality.verdict_agreement},
+        "relevance": {figure.name: _figure(figure) for figure in agreement.grade_agreement},
+        "side_by_side": {figure.name: _figure(figure) for figure in agreement.verdict_agreement},
     }
 
 

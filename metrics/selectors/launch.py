@@ -32,7 +32,7 @@ from metrics.selectors.evaluation_data import (
     aggregated_grades,
     campaign_evaluation_data,
 )
-from metrics.selectors.quality import CampaignQuality, campaign_quality_later
+from metrics.selectors.quality import CampaignAgreement, campaign_agreement_later
 from trec.measures import parse_measure
 
 LOSING_QUERIES = 10
@@ -102,7 +102,7 @@ class LaunchReport:
     models: list[ModelScores]
     comparisons: dict[str, Comparison]
     model: str | None  # the experimental model the top-level decision is about
-    agreement: CampaignQuality | None
+    agreement: CampaignAgreement | None
     aggregation: AggregationFit
     coverage: Coverage
     generated_at: datetime
@@ -290,10 +290,8 @@ def launch_report_build(
     interval, and each costs a pass over every query, where a GSB resample costs a few multiply-adds).
     The labels of excluded annotators are left out unless `with_excluded` (the overview's comparison)."""
     data = campaign_evaluation_data(campaign=campaign, with_excluded=with_excluded)
-    quality = (
-        campaign_quality_later(
-            campaign=campaign, relevance=data.relevance, preferences=data.preferences, aggregation=False
-        )
+    coefficients = (
+        campaign_agreement_later(campaign=campaign, relevance=data.relevance, preferences=data.preferences)
         if agreement
         else None
     )
@@ -373,7 +371,7 @@ def launch_report_build(
         models=models,
         comparisons=comparisons,
         model=model or (experimental[0] if comparisons else None),
-        agreement=quality.result() if quality else None,
+        agreement=coefficients.result() if coefficients else None,
         aggregation=scored.aggregation,
         coverage=coverage,
         generated_at=timezone.now(),

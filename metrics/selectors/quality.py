@@ -20,6 +20,7 @@ from metrics.compute.agreement import (
     MeasurementLevel,
     fleiss_kappa,
     krippendorff_alpha,
+    krippendorff_alphas,
     pairwise_weighted_kappa,
 )
 from metrics.compute.annotators import (
@@ -35,6 +36,7 @@ from metrics.selectors.evaluation_data import (
     AggregationFit,
     PreferenceRows,
     RelevanceLabels,
+    RepeatPairs,
     aggregated_grades,
     campaign_preferences,
     campaign_queries,
@@ -43,6 +45,8 @@ from metrics.selectors.evaluation_data import (
     excluded_annotators,
 )
 from metrics.threads import started
+
+GRADE_LEVELS = (MeasurementLevel.ORDINAL, MeasurementLevel.INTERVAL)
 
 
 def _number(value: float) -> float | None:
@@ -99,6 +103,14 @@ class AnnotatorFigures:
 
 
 @dataclass(frozen=True)
+class CampaignAgreement:
+    """The agreement coefficients of a campaign's labels: what the launch report shows of their quality."""
+
+    grade_agreement: list[AgreementFigure]  # Krippendorff ordinal and interval
+    verdict_agreement: list[AgreementFigure]  # Fleiss kappa and nominal alpha
+
+
+@dataclass(frozen=True)
 class CampaignQuality:
     campaign: Campaign
     grades: list[tuple[int, str]]  # (value, label) in scale order
@@ -106,7 +118,7 @@ class CampaignQuality:
     verdict_agreement: list[AgreementFigure]  # Fleiss kappa and nominal alpha
     pairs: list[PairFigure]
     annotators: list[AnnotatorFigures]
-    aggregation: AggregationFit | None  # None where the caller aggregates itself (the launch report)
+    aggregation: AggregationFit
 
     @property
     def with_repeats(self) -> list[AnnotatorFigures]:
@@ -130,76 +142,64 @@ class CampaignQuality:
 
 def campaign_quality(*, campaign: Campaign, n_resamples: int = 1000) -> CampaignQuality:
     """Agreement with 95% bootstrap intervals and every annotator's figures (excluded ones too, marked; their
-    repeats), in nine queries."""
+    repeats), in nine queries; the agreement is computed on a second thread while the last four run."""
     relevance = campaign_relevance_labels(campaign=campaign, queries=campaign_queries(campaign=campaign))
     preferences = campaign_preferences(campaign=campaign)
-    later = campaign_quality_later(
+    agreement = campaign_agreement_later(
         campaign=campaign, relevance=relevance, preferences=preferences, n_resamples=n_resamples
     )
-    return later.result()
-
-
-def campaign_quality_later(
-    *,
-    campaign: Campaign,
-    relevance: RelevanceLabels,
-    preferences: PreferenceRows,
-    n_resamples: int = 1000,
-    aggregation: bool = True,
-) -> Future[CampaignQuality]:
-    """`campaign_quality` of the campaign's already fetched labels, computed on a second thread while the
-    caller goes on (the launch report: its measures). Four queries, here. `aggregation`: whether to aggregate
-    the grades for the fit's state (Dawid–Skene: converged or not); a caller that aggregates says False."""
     annotator_pk = np.union1d(relevance.annotator_pk, preferences.annotator_pk)
     usernames = dict(
         get_user_model().objects.filter(pk__in=annotator_pk.tolist()).values_list("pk", "username")
     )
     excluded = set(excluded_annotators(campaign=campaign).tolist())
     repeats = campaign_repeat_pairs(campaign=campaign)
-    return started(
-        _quality,
-        campaign,
-        relevance,
-        preferences,
-        annotator_pk,
-        usernames,
-        excluded,
-        repeats,
-        n_resamples,
-        aggregation,
+    return _quality(
+        campaign, relevance, preferences, annotator_pk, usernames, excluded, repeats, agreement, n_resamples
     )
 
 
-def _quality(
-    campaign, relevance, preferences, annotator_pk, usernames, excluded, repeats, n_resamples, aggregation
-) -> CampaignQuality:
-    """`campaign_quality`'s figures of fetched labels: no query, as it runs on another thread."""
-    scale = sorted(campaign.grade_values)
-    preference_annotator_pk, verdict = preferences.annotator_pk, preferences.verdict
+def campaign_agreement_later(
+    *, campaign: Campaign, relevance: RelevanceLabels, preferences: PreferenceRows, n_resamples: int = 1000
+) -> Future[CampaignAgreement]:
+    """The agreement coefficients of the campaign's already fetched labels, computed on a second thread while
+    the caller goes on (the launch report: its measures). No query."""
+    return started(_agreement, sorted(campaign.grade_values), relevance, preferences, n_resamples)
+
+
+def _agreement(
+    scale: list[int], relevance: RelevanceLabels, preferences: PreferenceRows, n_resamples: int
+) -> CampaignAgreement:
     _, preference_task = np.unique(preferences.task_pk, return_inverse=True)
     n_verdict_tasks = int(preference_task.max()) + 1 if preference_task.size else 0
-    relevance_annotator = np.searchsorted(annotator_pk, relevance.annotator_pk)[relevance.judgment_annotator]
-    preference_annotator = np.searchsorted(annotator_pk, preference_annotator_pk)
-
-    grades = (relevance.judgment_task, relevance.judgment_grade)
     resampling = {"n_resamples": n_resamples}
     grade_agreement = [
-        AgreementFigure.of(
-            f"Krippendorff α ({level})",
-            krippendorff_alpha(*grades, n_tasks=relevance.n_tasks, scale=scale, level=level, **resampling),
+        AgreementFigure.of(f"Krippendorff α ({level})", agreement)
+        for level, agreement in zip(
+            GRADE_LEVELS,
+            krippendorff_alphas(
+                relevance.judgment_task,
+                relevance.judgment_grade,
+                n_tasks=relevance.n_tasks,
+                scale=scale,
+                levels=GRADE_LEVELS,
+                **resampling,
+            ),
+            strict=True,
         )
-        for level in (MeasurementLevel.ORDINAL, MeasurementLevel.INTERVAL)
     ]
     verdict_agreement = [
         AgreementFigure.of(
             "Fleiss κ",
-            fleiss_kappa(verdict_counts(preference_task, verdict, n_tasks=n_verdict_tasks), **resampling),
+            fleiss_kappa(
+                verdict_counts(preference_task, preferences.verdict, n_tasks=n_verdict_tasks), **resampling
+            ),
         ),
         AgreementFigure.of(
             "Krippendorff α (nominal)",
             krippendorff_alpha(
                 preference_task,
-                verdict,
+                preferences.verdict,
                 n_tasks=n_verdict_tasks,
                 scale=VERDICT_SCALE,
                 level=MeasurementLevel.NOMINAL,
@@ -207,6 +207,25 @@ def _quality(
             ),
         ),
     ]
+    return CampaignAgreement(grade_agreement, verdict_agreement)
+
+
+def _quality(
+    campaign: Campaign,
+    relevance: RelevanceLabels,
+    preferences: PreferenceRows,
+    annotator_pk: np.ndarray,
+    usernames: dict[int, str],
+    excluded: set[int],
+    repeats: RepeatPairs,
+    agreement: Future[CampaignAgreement],
+    n_resamples: int,
+) -> CampaignQuality:
+    """`campaign_quality`'s figures of fetched labels, the agreement's waited for."""
+    scale = sorted(campaign.grade_values)
+    relevance_annotator = np.searchsorted(annotator_pk, relevance.annotator_pk)[relevance.judgment_annotator]
+    preference_annotator = np.searchsorted(annotator_pk, preferences.annotator_pk)
+    resampling = {"n_resamples": n_resamples}
     pairs = [
         PairFigure(
             usernames[int(annotator_pk[pair.annotator_a])],
@@ -232,7 +251,9 @@ def _quality(
         seconds=relevance.judgment_seconds,
         gold=relevance.gold,
     )
-    bias = side_bias(preference_annotator, verdict, preferences.on_left, n_annotators=annotator_pk.size)
+    bias = side_bias(
+        preference_annotator, preferences.verdict, preferences.on_left, n_annotators=annotator_pk.size
+    )
     selves = self_agreement(
         np.searchsorted(annotator_pk, repeats.grade_annotator_pk),
         repeats.first_grade,
@@ -267,12 +288,13 @@ def _quality(
         )
     ]
     labels = {grade["value"]: grade["label"] for grade in campaign.scale}
+    coefficients = agreement.result()
     return CampaignQuality(
         campaign=campaign,
         grades=[(value, labels[value]) for value in scale],
-        grade_agreement=grade_agreement,
-        verdict_agreement=verdict_agreement,
+        grade_agreement=coefficients.grade_agreement,
+        verdict_agreement=coefficients.verdict_agreement,
         pairs=pairs,
         annotators=sorted(annotators, key=lambda row: row.username),
-        aggregation=aggregated_grades(campaign=campaign, relevance=relevance)[1] if aggregation else None,
+        aggregation=aggregated_grades(campaign=campaign, relevance=relevance)[1],
     )

@@ -10,6 +10,7 @@ from metrics.compute.agreement import (
     Undefined,
     fleiss_kappa,
     krippendorff_alpha,
+    krippendorff_alphas,
     pairwise_weighted_kappa,
 )
 from metrics.compute.labels import VERDICT_SCALE
@@ -166,6 +167,23 @@ def test_bootstrap_is_seeded():
     assert (first.ci_low, first.ci_high) != (other.ci_low, other.ci_high)
     assert first.value == other.value
     assert first.ci_low < first.value < first.ci_high
+
+
+@pytest.mark.parametrize("seed", [3, 8])
+def test_alphas_at_several_levels_are_each_levels_alpha(seed):
+    """One bootstrap for every level gives each level's own result, its interval included."""
+    _, task, _, grade = random_reliability_data(seed)
+    levels = [MeasurementLevel.ORDINAL, MeasurementLevel.INTERVAL, MeasurementLevel.NOMINAL]
+    together = krippendorff_alphas(task, grade, n_tasks=80, scale=SCALE, levels=levels, n_resamples=300)
+    alone = [
+        krippendorff_alpha(task, grade, n_tasks=80, scale=SCALE, level=level, n_resamples=300)
+        for level in levels
+    ]
+    assert together == alone
+    constant = krippendorff_alphas(
+        np.repeat(np.arange(4), 3), np.full(12, 2.0), n_tasks=4, scale=SCALE, levels=levels
+    )
+    assert [alpha.undefined for alpha in constant] == [Undefined.NO_VARIATION] * 3
 
 
 def test_interval_narrows_with_more_tasks():

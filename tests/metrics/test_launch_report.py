@@ -16,6 +16,7 @@ from annotation.services.demo import DEMO_NAME
 from annotation.services.label_import import labels_import
 from metrics.reports import report_render
 from metrics.selectors.launch import launch_report_build
+from metrics.selectors.quality import campaign_quality
 from tests.factories import GRADES, WORKED, worked_campaign
 
 
@@ -68,6 +69,13 @@ def test_json_has_the_agreed_shape(worked):
     assert data["settings"]["aggregation"] == "mean" and data["settings"]["gain"] == "linear"
     assert data["settings"]["cutoffs"] == [3, 6]
     assert set(data["agreement"]) == {"relevance", "side_by_side"}
+
+
+def test_the_agreement_is_the_quality_pages(worked):
+    agreement = launch_report_build(campaign=worked).agreement
+    quality = campaign_quality(campaign=worked)
+    assert agreement.grade_agreement == quality.grade_agreement
+    assert agreement.verdict_agreement == quality.verdict_agreement
 
 
 def test_identical_lists_count_as_same_only_when_the_campaign_says_so(worked):
