@@ -5,6 +5,7 @@ Everything is fetched by `campaign_evaluation_data` (a fixed number of queries),
 and handed to `metrics.compute`: no query per query, label or model.
 """
 
+from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
@@ -33,6 +34,7 @@ from metrics.selectors.evaluation_data import (
     campaign_evaluation_data,
 )
 from metrics.selectors.quality import CampaignAgreement, campaign_agreement_later
+from metrics.threads import started
 from trec.measures import parse_measure
 
 LOSING_QUERIES = 10
@@ -289,19 +291,67 @@ def launch_report_build(
     `n_bootstrap`: resamples of the measure deltas' bootstrap intervals (2,000 is ample for a 95% percentile
     interval, and each costs a pass over every query, where a GSB resample costs a few multiply-adds).
     The labels of excluded annotators are left out unless `with_excluded` (the overview's comparison)."""
+    return launch_report_later(
+        campaign=campaign,
+        model=model,
+        n_resamples=n_resamples,
+        n_bootstrap=n_bootstrap,
+        agreement=agreement,
+        with_excluded=with_excluded,
+    ).result()
+
+
+def launch_report_later(
+    *,
+    campaign: Campaign,
+    model: str | None = None,
+    n_resamples: int = 10_000,
+    n_bootstrap: int = 2_000,
+    agreement: bool = True,
+    with_excluded: bool = False,
+) -> Future[LaunchReport]:
+    """`launch_report_build` started: every query runs now (an unknown `model` raises ValueError now), the
+    arithmetic on a second thread (the agreement on a third), so that the caller's next reads run while the
+    resamples are drawn (NumPy lets go of the GIL while it draws them)."""
     data = campaign_evaluation_data(campaign=campaign, with_excluded=with_excluded)
+    experimental = [ranking_model.name for ranking_model in data.models if not ranking_model.is_online]
+    if model is not None and model not in experimental:
+        raise ValueError(f"no experimental model {model!r} in campaign {campaign.name!r}")
     coefficients = (
         campaign_agreement_later(campaign=campaign, relevance=data.relevance, preferences=data.preferences)
         if agreement
         else None
     )
+    return started(
+        _launch_report,
+        data,
+        model,
+        n_resamples,
+        n_bootstrap,
+        coefficients,
+        campaign_exclusions(campaign=campaign),
+        campaign_reuse_summary(campaign=campaign),
+        with_excluded,
+    )
+
+
+def _launch_report(
+    data: CampaignEvaluationData,
+    model: str | None,
+    n_resamples: int,
+    n_bootstrap: int,
+    coefficients: Future[CampaignAgreement] | None,
+    exclusions: list[ExclusionView],
+    reuse: ReuseSummary,
+    with_excluded: bool,
+) -> LaunchReport:
+    """`launch_report_later`'s arithmetic on the fetched data: no query, as it runs on another thread."""
+    campaign = data.campaign
     measures, primary = report_measures(campaign)
     scored = scores_of_models(campaign=campaign, data=data, measures=measures)
     layout, models = scored.layout, scored.models
     sbs = data.side_by_side
     experimental = [scores.name for scores in models if not scores.is_online]
-    if model is not None and model not in experimental:
-        raise ValueError(f"no experimental model {model!r} in campaign {campaign.name!r}")
     online = next((scores for scores in models if scores.is_online), None)
     rule = LaunchRule(
         min_gsb=campaign.launch_min_gsb,
@@ -376,8 +426,8 @@ def launch_report_build(
         coverage=coverage,
         generated_at=timezone.now(),
         fingerprint=_label_fingerprint(data),
-        exclusions=campaign_exclusions(campaign=campaign),
-        reuse=campaign_reuse_summary(campaign=campaign),
+        exclusions=exclusions,
+        reuse=reuse,
         with_excluded=with_excluded,
     )
 
@@ -427,15 +477,20 @@ def campaign_overview(*, campaign: Campaign) -> CampaignOverview:
     """Progress (per annotator, per day), agreement and the launch decision, in a fixed number of queries;
     while an exclusion waits for confirmation, the decision with every label too."""
     stamp = campaign_label_stamp(campaign=campaign)
-    report = launch_report_build(campaign=campaign)
+    later = launch_report_later(campaign=campaign)
+    # Read while the report's resamples are drawn.
+    progress = campaign_progress(campaign=campaign)
+    per_day = _labels_per_day(campaign)
+    without_rankings = models_without_rankings(campaign=campaign)
+    report = later.result()
     unconfirmed = any(row.in_force and not row.confirmed for row in report.exclusions)
     with_excluded = launch_report_build(campaign=campaign, with_excluded=True) if unconfirmed else None
     return CampaignOverview(
         campaign=campaign,
-        progress=campaign_progress(campaign=campaign),
-        per_day=_labels_per_day(campaign),
+        progress=progress,
+        per_day=per_day,
         report=report,
-        models_without_rankings=models_without_rankings(campaign=campaign),
+        models_without_rankings=without_rankings,
         label_stamp=stamp,
         report_with_excluded=with_excluded,
     )
