@@ -8,7 +8,7 @@ and handed to `metrics.compute`: no query per query, label or model.
 from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 import numpy as np
 from django.db.models import Count
@@ -275,30 +275,17 @@ def verdicts_of_model(*, data: CampaignEvaluationData, model: int) -> tuple[np.n
     )
 
 
-def launch_report_build(
-    *,
-    campaign: Campaign,
-    model: str | None = None,
-    n_resamples: int = 10_000,
-    n_bootstrap: int = 2_000,
-    agreement: bool = True,
-    with_excluded: bool = False,
-) -> LaunchReport:
-    """Every model's measures, each experimental model against the online one, and the launch decision
-    for `model` (default: the first experimental model). Raises ValueError for an unknown `model`.
+class ReportOptions(TypedDict, total=False):
+    model: str | None
+    n_resamples: int
+    n_bootstrap: int
+    agreement: bool
+    with_excluded: bool
 
-    `n_resamples`: sign flips of each measure's randomization test and resamples of the GSB bootstrap;
-    `n_bootstrap`: resamples of the measure deltas' bootstrap intervals (2,000 is ample for a 95% percentile
-    interval, and each costs a pass over every query, where a GSB resample costs a few multiply-adds).
-    The labels of excluded annotators are left out unless `with_excluded` (the overview's comparison)."""
-    return launch_report_later(
-        campaign=campaign,
-        model=model,
-        n_resamples=n_resamples,
-        n_bootstrap=n_bootstrap,
-        agreement=agreement,
-        with_excluded=with_excluded,
-    ).result()
+
+def launch_report_build(*, campaign: Campaign, **options: Unpack[ReportOptions]) -> LaunchReport:
+    """The launch report (`launch_report_later`), waited for."""
+    return launch_report_later(campaign=campaign, **options).result()
 
 
 def launch_report_later(
@@ -310,9 +297,17 @@ def launch_report_later(
     agreement: bool = True,
     with_excluded: bool = False,
 ) -> Future[LaunchReport]:
-    """`launch_report_build` started: every query runs now (an unknown `model` raises ValueError now), the
-    arithmetic on a second thread (the agreement on a third), so that the caller's next reads run while the
-    resamples are drawn (NumPy lets go of the GIL while it draws them)."""
+    """Every model's measures, each experimental model against the online one, and the launch decision
+    for `model` (default: the first experimental model). Raises ValueError for an unknown `model`.
+
+    `n_resamples`: sign flips of each measure's randomization test and resamples of the GSB bootstrap;
+    `n_bootstrap`: resamples of the measure deltas' bootstrap intervals (2,000 is ample for a 95% percentile
+    interval, and each costs a pass over every query, where a GSB resample costs a few multiply-adds).
+    The labels of excluded annotators are left out unless `with_excluded` (the overview's comparison).
+
+    Every query runs now (and an unknown `model` raises now), the arithmetic on a second thread (the
+    agreement on a third), so that the caller's next reads run while the resamples are drawn (NumPy lets go
+    of the GIL while it draws them); `.result()` waits for the report."""
     data = campaign_evaluation_data(campaign=campaign, with_excluded=with_excluded)
     experimental = [ranking_model.name for ranking_model in data.models if not ranking_model.is_online]
     if model is not None and model not in experimental:
