@@ -56,6 +56,33 @@ def rows_insert(model, fields: list[str], rows: Iterable[tuple], types: list[str
             copy.write_row(row)
 
 
+def rows_insert_pks(model, fields: list[str], rows: list[tuple]) -> list[int]:
+    """Insert rows as `rows_insert` does and return their primary keys, in row order. On PostgreSQL the keys
+    are drawn from the table's sequence first and written with the rows: nothing is read back."""
+    if connection.vendor != "postgresql":
+        instances = [model(**dict(zip(fields, row, strict=True))) for row in rows]
+        bulk_create_batched(model, instances)  # SQLite gives each instance its key
+        return [instance.pk for instance in instances]
+    pks = _pks_reserve(model, len(rows))
+    rows_insert(
+        model, [model._meta.pk.attname, *fields], ((pk, *row) for pk, row in zip(pks, rows, strict=True))
+    )
+    return pks
+
+
+def _pks_reserve(model, count: int) -> list[int]:
+    """`count` new primary keys from the table's sequence, as one value: their big-endian bytes joined."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            # The sequence's name once (a subquery), not per row.
+            "SELECT string_agg(int8send(nextval((SELECT pg_get_serial_sequence(%s, %s)::regclass))),"
+            " ''::bytea) FROM generate_series(1, %s)",
+            [model._meta.db_table, model._meta.pk.column, count],
+        )
+        (keys,) = cursor.fetchone()
+    return np.frombuffer(keys or b"", dtype=">i8").tolist()
+
+
 def integer_rows_insert(
     model, columns: dict[str, np.ndarray], progress: Progress | None = None, chunk: int = COPY_CHUNK_ROWS
 ) -> None:

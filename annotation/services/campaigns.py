@@ -27,6 +27,7 @@ from annotation.services.bulk import (
     Progress,
     integer_rows_insert,
     rows_insert,
+    rows_insert_pks,
 )
 from annotation.services.label_pool import (
     labels_reuse,
@@ -101,18 +102,17 @@ def campaign_import(
         ((campaign.pk, *(getattr(query, name) for name in query_fields)) for query in bundle.queries),
     )
     document_fields = ["external_id", "title", "url", "body"]
-    rows_insert(
-        Document,
-        ["campaign_id", *document_fields],
-        ((campaign.pk, *(getattr(doc, name) for name in document_fields)) for doc in bundle.documents),
-    )
-    listed = {document.external_id for document in bundle.documents}
-    bare = set().union(*(run.documents for run in rankings.values())) - listed
-    rows_insert(
-        Document, ["campaign_id", *document_fields], ((campaign.pk, doc, "", "", "") for doc in sorted(bare))
-    )
+    listed = [document.external_id for document in bundle.documents]
+    bare = sorted(set().union(*(run.documents for run in rankings.values())) - set(listed))
+    document_rows = [
+        (campaign.pk, *(getattr(doc, name) for name in document_fields)) for doc in bundle.documents
+    ]
+    document_rows += [(campaign.pk, doc, "", "", "") for doc in bare]
+    pks = rows_insert_pks(Document, ["campaign_id", *document_fields], document_rows)
+    del document_rows
+    # Keyed by the runs' own strings: no second copy of a run's ids.
+    document_pk = dict(zip(itertools.chain(listed, bare), pks, strict=True))
     query_pk = dict(Query.objects.filter(campaign=campaign).values_list("external_id", "pk"))
-    document_pk = dict(Document.objects.filter(campaign=campaign).values_list("external_id", "pk"))
     for name, run in rankings.items():
         _rankings_insert(model_pk[name], run, query_pk, document_pk, progress)
     campaign_pool_tasks(campaign=campaign)
