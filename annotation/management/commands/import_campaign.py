@@ -1,6 +1,7 @@
 from concurrent.futures import ThreadPoolExecutor
 
 from django.core.management.base import BaseCommand, CommandError
+from django.db import transaction
 
 from annotation.bundle import load_json, load_runs, parse_bundle, ranking_rows
 from annotation.errors import InputError
@@ -37,11 +38,12 @@ class Command(BaseCommand):
         try:
             runs = load_runs({model: (path, path) for model, path in specs.items()})
             parsed = parse_bundle(load_json(read_text(bundle), bundle), bundle, require_rankings=not runs)
-            # The warnings are worked out on a second thread while the import waits on the database.
-            with ThreadPoolExecutor(1) as pool:
-                preview = pool.submit(import_preview, parsed, runs)
+            with ThreadPoolExecutor(1) as pool, transaction.atomic():
                 with progress_bar(ranking_rows(parsed, runs), "rankings") as bar:
                     campaign = campaign_import(bundle=parsed, runs=runs, progress=bar.update)
+                # The warnings are worked out on a second thread while the database commits (its foreign-key
+                # checks take seconds), not beside the import's own work.
+                preview = pool.submit(import_preview, parsed, runs)
         except InputError as exc:
             raise command_error(exc) from None
         for warning in preview.result().warnings:
