@@ -123,20 +123,26 @@ def read_run_ranked(path: str | Path) -> RankedRun:
     """A run as ranked lists (by score descending, ties by document id descending), kept in columns: a
     million lines stay a few arrays, not a million strings. Ids are decoded as UTF-8 (UnicodeDecodeError)."""
     run = read_run(path)
-    queries, rows = np.unique(run.query, return_inverse=True)
-    documents, document = np.unique(run.document, return_inverse=True)
+    query_ids, document_ids, score, line = run.query, run.document, run.score, run.line
+    del run
+    # Each column of ids let go once coded as indexes: two imports' readers run at once, their peaks add up.
+    queries, rows = np.unique(query_ids, return_inverse=True)
+    del query_ids
+    rows = rows.astype(np.int32)
+    documents, document = np.unique(document_ids, return_inverse=True)
+    del document_ids
+    document = document.astype(np.int32)
     # Sorted by query and document, a document listed twice for a query sits beside its twin.
     pairs = rows.astype(np.int64) * documents.size + document
-    by_pair = np.argsort(pairs, kind="stable")  # twins in file order
-    twins = np.flatnonzero(pairs[by_pair][1:] == pairs[by_pair][:-1])
-    if twins.size:
-        twin = by_pair[twins[:1] + [0, 1]]
-        _refuse_duplicates(run.query[twin], run.document[twin], run.line[twin], run.path, "document")
-    del pairs, by_pair
-    order = ranked_order(rows, run.score, run.document)
+    pairs.sort()
+    listed_twice = bool((pairs[1:] == pairs[:-1]).any())
+    del pairs
+    if listed_twice:
+        _refuse_listed_twice(rows, document, queries, documents, line, str(path))
+    order = ranked_order(rows, score, document)
     if order is not None:
         rows, document = rows[order], document[order]
-    del run, order
+    del score, line, order
     # Each query's entries are one block: rank = position in the block.
     starts = np.flatnonzero(np.diff(rows, prepend=-1))
     rank = np.arange(1, rows.size + 1, dtype=np.int32)
@@ -144,10 +150,19 @@ def read_run_ranked(path: str | Path) -> RankedRun:
     return RankedRun(
         [query.decode() for query in queries.tolist()],
         [doc.decode() for doc in documents.tolist()],
-        rows.astype(np.int32),
-        document.astype(np.int32),
+        rows,
+        document,
         rank,
     )
+
+
+def _refuse_listed_twice(rows, document, queries, documents, line, path: str) -> None:
+    """Name the first (by query, then document) document a run lists twice for a query, with both lines."""
+    pairs = rows.astype(np.int64) * documents.size + document
+    by_pair = np.argsort(pairs, kind="stable")  # twins in file order
+    sorted_pairs = pairs[by_pair]
+    twin = by_pair[np.flatnonzero(sorted_pairs[1:] == sorted_pairs[:-1])[:1] + [0, 1]]
+    _refuse_duplicates(queries[rows[twin]], documents[document[twin]], line[twin], path, "document")
 
 
 def ranked_order(rows: np.ndarray, score: np.ndarray, document: np.ndarray) -> np.ndarray | None:
