@@ -56,17 +56,16 @@ def rows_insert(model, fields: list[str], rows: Iterable[tuple], types: list[str
             copy.write_row(row)
 
 
-def rows_insert_pks(model, fields: list[str], rows: list[tuple]) -> list[int]:
-    """Insert rows as `rows_insert` does and return their primary keys, in row order. On PostgreSQL the keys
-    are drawn from the table's sequence first and written with the rows: nothing is read back."""
+def rows_insert_pks(model, fields: list[str], rows: Iterable[tuple], count: int) -> list[int]:
+    """Insert `count` rows as `rows_insert` does and return their primary keys, in row order. On PostgreSQL
+    the keys are drawn from the table's sequence first and written with the rows: nothing is read back."""
     if connection.vendor != "postgresql":
         instances = [model(**dict(zip(fields, row, strict=True))) for row in rows]
         bulk_create_batched(model, instances)  # SQLite gives each instance its key
         return [instance.pk for instance in instances]
-    pks = _pks_reserve(model, len(rows))
-    rows_insert(
-        model, [model._meta.pk.attname, *fields], ((pk, *row) for pk, row in zip(pks, rows, strict=True))
-    )
+    pks = _pks_reserve(model, count)
+    keyed = ((pk, *row) for pk, row in zip(pks, rows, strict=True))
+    rows_insert(model, [model._meta.pk.attname, *fields], keyed)
     return pks
 
 

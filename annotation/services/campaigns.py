@@ -104,12 +104,15 @@ def campaign_import(
     document_fields = ["external_id", "title", "url", "body"]
     listed = [document.external_id for document in bundle.documents]
     bare = sorted(set().union(*(run.documents for run in rankings.values())) - set(listed))
-    document_rows = [
-        (campaign.pk, *(getattr(doc, name) for name in document_fields)) for doc in bundle.documents
-    ]
-    document_rows += [(campaign.pk, doc, "", "", "") for doc in bare]
-    pks = rows_insert_pks(Document, ["campaign_id", *document_fields], document_rows)
-    del document_rows
+    pks = rows_insert_pks(
+        Document,
+        ["campaign_id", *document_fields],
+        itertools.chain(
+            ((campaign.pk, *(getattr(doc, name) for name in document_fields)) for doc in bundle.documents),
+            ((campaign.pk, doc, "", "", "") for doc in bare),
+        ),
+        count=len(listed) + len(bare),
+    )
     # Keyed by the runs' own strings: no second copy of a run's ids.
     document_pk = dict(zip(itertools.chain(listed, bare), pks, strict=True))
     query_pk = dict(Query.objects.filter(campaign=campaign).values_list("external_id", "pk"))

@@ -7,7 +7,8 @@ from annotation.services.bulk import rows_insert_pks
 def test_the_keys_returned_are_the_rows_written(campaign):
     before = set(Document.objects.values_list("pk", flat=True))
     rows = [(campaign.pk, f"bulk-{i}", f"title {i}", "", "") for i in range(2500)]
-    pks = rows_insert_pks(Document, ["campaign_id", "external_id", "title", "url", "body"], rows)
+    fields = ["campaign_id", "external_id", "title", "url", "body"]
+    pks = rows_insert_pks(Document, fields, iter(rows), count=len(rows))
     assert len(pks) == len(set(pks)) == len(rows)
     assert not before & set(pks)
     stored = dict(Document.objects.filter(pk__in=pks).values_list("pk", "external_id"))
@@ -17,4 +18,4 @@ def test_the_keys_returned_are_the_rows_written(campaign):
 
 
 def test_no_rows_no_keys(campaign):
-    assert rows_insert_pks(Document, ["campaign_id", "external_id"], []) == []
+    assert rows_insert_pks(Document, ["campaign_id", "external_id"], [], count=0) == []
