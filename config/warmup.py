@@ -10,15 +10,19 @@ from pathlib import Path
 from django.template import engines
 from django.template.backends.django import DjangoTemplates
 from django.template.exceptions import TemplateDoesNotExist, TemplateSyntaxError
-from django.urls import URLResolver, get_resolver
+from django.urls import NoReverseMatch, URLResolver, get_resolver, reverse
+from django.utils import formats
 
 
 def warm() -> None:
-    """Imports every view (through the URLconf), builds the URL resolvers' reverse tables (a worker's first
-    `{% url %}` built them: tens of milliseconds) and compiles every project template into the cache."""
+    """Imports every view (through the URLconf), reverses every named route once (a worker's first
+    `{% url %}` built the resolvers' reverse tables, tens of milliseconds, and each route's first compiled
+    its regular expression), reads the locale's formats (the first date a page showed imported them) and
+    compiles every project template into the cache."""
     resolver = get_resolver()
     _import_views(resolver.url_patterns)
-    _reverse_tables(resolver)
+    _reverse_every_route(resolver)
+    formats.get_format("DATE_FORMAT")
     for engine in engines.all():
         if not isinstance(engine, DjangoTemplates):
             continue
@@ -30,12 +34,20 @@ def warm() -> None:
                     continue  # a page that cannot compile fails on its own request, as without warming
 
 
-def _reverse_tables(resolver: URLResolver) -> None:
-    """Each resolver builds its table on first use; a namespaced include's is its own."""
-    resolver.reverse_dict  # noqa: B018  (reading the property builds the table)
-    for pattern in resolver.url_patterns:
-        if isinstance(pattern, URLResolver):
-            _reverse_tables(pattern)
+def _reverse_every_route(resolver: URLResolver, namespace: str = "") -> None:
+    """Each resolver builds its table on first use (a namespace's too); `reverse()` compiles a route's
+    expression the first time it is tried. "1" for every argument passes the int and str converters."""
+    for name, routes in resolver.reverse_dict.lists():
+        if not isinstance(name, str):
+            continue  # the table holds each view callable as well as its name
+        for possibilities, *_ in routes:
+            for _, parameters in possibilities:
+                try:
+                    reverse(f"{namespace}{name}", kwargs=dict.fromkeys(parameters, "1"))
+                except NoReverseMatch:
+                    continue  # a converter that refuses "1": that route compiles on its first use
+    for prefix, (_, included) in resolver.namespace_dict.items():
+        _reverse_every_route(included, f"{namespace}{prefix}:")
 
 
 def _import_views(patterns) -> None:
