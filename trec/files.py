@@ -125,13 +125,11 @@ def read_run_ranked(path: str | Path) -> RankedRun:
     run = read_run(path)
     query_ids, document_ids, score, line = run.query, run.document, run.score, run.line
     del run
-    # Each column of ids let go once coded as indexes: two imports' readers run at once, their peaks add up.
-    queries, rows = np.unique(query_ids, return_inverse=True)
+    # Each column of ids let go once coded as indexes: an import reads two runs at once, their peaks add up.
+    queries, rows = _coded(query_ids)
     del query_ids
-    rows = rows.astype(np.int32)
-    documents, document = np.unique(document_ids, return_inverse=True)
+    documents, document = _coded(document_ids)
     del document_ids
-    document = document.astype(np.int32)
     # Sorted by query and document, a document listed twice for a query sits beside its twin.
     pairs = rows.astype(np.int64) * documents.size + document
     pairs.sort()
@@ -154,6 +152,21 @@ def read_run_ranked(path: str | Path) -> RankedRun:
         document,
         rank,
     )
+
+
+def _coded(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values of `ids`, sorted, and each entry's index among them as int32: `np.unique` with
+    `return_inverse`, in about two thirds of its temporary memory."""
+    order = np.argsort(ids)
+    ordered = ids[order]
+    first = np.empty(ids.size, dtype=bool)  # the first of each run of equal values
+    first[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
+    distinct = ordered[first]
+    del ordered
+    codes = np.empty(ids.size, dtype=np.int32)
+    codes[order] = np.cumsum(first, dtype=np.int32) - 1
+    return distinct, codes
 
 
 def _refuse_listed_twice(rows, document, queries, documents, line, path: str) -> None:

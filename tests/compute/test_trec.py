@@ -307,3 +307,13 @@ def test_progress_is_told_every_byte_of_the_files_as_stored(tmp_path, monkeypatc
     next(files), next(files)
     assert len(told) > 4 and all(count >= 0 for count in told)
     assert sum(told) == qrels.stat().st_size + run.stat().st_size
+
+
+@given(st.lists(st.binary(min_size=0, max_size=4).map(lambda b: b.rstrip(b"\0")), max_size=60))
+def test_ids_are_coded_as_numpy_unique_codes_them(values):
+    ids = np.array(values, dtype="S4")
+    distinct, codes = trec._coded(ids)
+    expected, inverse = np.unique(ids, return_inverse=True)
+    assert distinct.tolist() == expected.tolist()
+    assert codes.dtype == np.int32
+    assert codes.tolist() == inverse.tolist()
