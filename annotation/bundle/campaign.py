@@ -19,6 +19,7 @@ from annotation.models import (
     default_cutoffs,
     default_scale,
 )
+from config.memory import free_memory_return
 from trec.files import RankedRun, TrecFormatError, read_run_ranked
 from trec.measures import parse_measure
 
@@ -371,10 +372,13 @@ def ranking_rows(bundle: CampaignBundle, runs: dict[str, RankedRun]) -> int:
 
 def load_runs(files: dict[str, tuple[str, str]]) -> dict[str, RankedRun]:
     """`load_run` of each model's (path, source), two at a time: NumPy lets go of the GIL for most of the
-    reading. The first run (in the given order) that fails raises."""
+    reading. The first run (in the given order) that fails raises. The readers' freed memory goes back to
+    the system before the import goes on."""
     with ThreadPoolExecutor(2) as pool:
         loading = {model: pool.submit(load_run, path, source) for model, (path, source) in files.items()}
-        return {model: future.result() for model, future in loading.items()}
+        runs = {model: future.result() for model, future in loading.items()}
+    free_memory_return()
+    return runs
 
 
 def load_run(path: str, source: str) -> RankedRun:
