@@ -1,4 +1,5 @@
-"""A web worker imports its views and compiles its templates when it starts, not on its first request."""
+"""A web worker imports its views, compiles its templates and reads its formats when it starts, not on its
+first request."""
 
 import os
 import subprocess
@@ -16,14 +17,18 @@ print("metrics.views.launch" in sys.modules, "annotation.api.views.tasks" in sys
 print(*sorted(engines["django"].engine.template_loaders[0].get_template_cache))
 built = [r for r in get_resolver().url_patterns if hasattr(r, "url_patterns")] + [get_resolver()]
 print(all(r._reverse_dict for r in built))
+
+from django.utils import formats
+print(("DATE_FORMAT", "en-us") in formats._format_cache)
 """
 
 
 def test_the_wsgi_module_warms_views_and_templates():
     env = {**os.environ, "DEBUG": "0", "SECRET_KEY": "x" * 60, "DJANGO_SETTINGS_MODULE": "config.settings"}
-    imported, cached, reverse_tables = subprocess.run(
+    imported, cached, reverse_tables, formats_read = subprocess.run(
         [sys.executable, "-c", PROBE], cwd=ROOT, env=env, capture_output=True, text=True, check=True
     ).stdout.splitlines()
     assert imported.split() == ["True", "True"]
     assert {"base.html", "metrics/overview.html", "annotation/work_relevance.html"} <= set(cached.split())
     assert reverse_tables == "True"  # every include's table of names to URLs is built
+    assert formats_read == "True"  # the first date a page shows would have imported them
