@@ -60,9 +60,10 @@ def rows_insert_pks(model, fields: list[str], rows: Iterable[tuple], count: int)
     """Insert `count` rows as `rows_insert` does and return their primary keys, in row order. On PostgreSQL
     the keys are drawn from the table's sequence first and written with the rows: nothing is read back."""
     if connection.vendor != "postgresql":
-        instances = [model(**dict(zip(fields, row, strict=True))) for row in rows]
-        bulk_create_batched(model, instances)  # SQLite gives each instance its key
-        return [instance.pk for instance in instances]
+        pks: list[int] = []
+        for batch in batched(model(**dict(zip(fields, row, strict=True))) for row in rows):
+            pks += [instance.pk for instance in model.objects.bulk_create(batch)]  # SQLite returns the keys
+        return pks
     pks = _pks_reserve(model, count)
     keyed = ((pk, *row) for pk, row in zip(pks, rows, strict=True))
     rows_insert(model, [model._meta.pk.attname, *fields], keyed)

@@ -6,7 +6,7 @@ from annotation.services.bulk import rows_insert_pks
 
 def test_the_keys_returned_are_the_rows_written(campaign):
     before = set(Document.objects.values_list("pk", flat=True))
-    rows = [(campaign.pk, f"bulk-{i}", f"title {i}", "", "") for i in range(2500)]
+    rows = [(campaign.pk, f"bulk-{i}", f"title {i}", "", "") for i in range(6000)]  # two batches on SQLite
     fields = ["campaign_id", "external_id", "title", "url", "body"]
     pks = rows_insert_pks(Document, fields, iter(rows), count=len(rows))
     assert len(pks) == len(set(pks)) == len(rows)
