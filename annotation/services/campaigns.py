@@ -118,6 +118,7 @@ def campaign_import(
     query_pk = dict(Query.objects.filter(campaign=campaign).values_list("external_id", "pk"))
     for name, run in rankings.items():
         _rankings_insert(model_pk[name], run, query_pk, document_pk, progress)
+    del document_pk, pks, listed, bare  # pooling reads the lists back: its peak need not hold these
     campaign_pool_tasks(campaign=campaign)
     _gold_set(campaign, bundle)
     labels_reuse(campaign=campaign)
