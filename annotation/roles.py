@@ -1,6 +1,7 @@
 """Roles are Django groups; superusers hold every role."""
 
 import functools
+from collections.abc import Iterable
 from enum import StrEnum
 from functools import wraps
 
@@ -39,9 +40,10 @@ def role_names(groups: str) -> StringAgg:
     return StringAgg(groups, Value(","), default=Value(""))
 
 
-def roles_known(user, names: str) -> None:
-    """Tell `user_has_role` the user's roles, read by `role_names`: it asks no more."""
-    user._judgeboard_roles = set(filter(None, names.split(",")))
+def roles_known(user, names: Iterable[str | None]) -> None:
+    """Tell `user_has_role` the user's roles, read with the user (`role_names`, `RolesBackend`): it asks no
+    more. Empty names (a user in no group) are none."""
+    user._judgeboard_roles = set(filter(None, names))
 
 
 # The user and the names of their groups: a row per group (one with no name when they have none).
@@ -82,7 +84,7 @@ class RolesBackend(ModelBackend):
         user, _ = rows.instance_at(get_user_model(), found[0])
         if not self.user_can_authenticate(user):
             return None
-        user._judgeboard_roles = {row[-1] for row in found if row[-1] is not None}
+        roles_known(user, (row[-1] for row in found))
         return user
 
 

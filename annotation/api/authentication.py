@@ -21,7 +21,7 @@ class ExpiringTokenAuthentication(TokenAuthentication):
             token = next(iter(tokens[:1]), None)  # a key lookup: sliced, not first(), which would sort
             if token is None:
                 raise exceptions.AuthenticationFailed("Invalid token.")
-            roles_known(token.user, token.role_names)
+            roles_known(token.user, token.role_names.split(","))
             if seconds:
                 cache.set(token_cache_key(key), token, seconds)
         user = token.user
