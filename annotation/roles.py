@@ -13,7 +13,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import connection
 from django.db.models import StringAgg, Value
 
-from annotation import rows
+from plumbing import rows
 
 
 class Role(StrEnum):
@@ -69,7 +69,7 @@ def _user_with_roles_sql() -> str:
 
 class RolesBackend(ModelBackend):
     """Django's model backend, reading a signed-in user's roles with the user: every request of theirs
-    asks one plain statement (`annotation.rows`), not two built by the ORM."""
+    asks one plain statement (`plumbing.rows`), not two built by the ORM."""
 
     def get_user(self, user_id):
         try:

@@ -163,13 +163,13 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "timeout": 20,
         "transaction_mode": "IMMEDIATE",
     }
-# Reports and exports read from a streaming replica when one is given (config/routers.py); the router is
+# Reports and exports read from a streaming replica when one is given (plumbing/routers.py); the router is
 # installed only then, so every read stays on the primary otherwise.
 if os.environ.get("DATABASE_REPLICA_URL"):
     DATABASES["replica"] = dj_database_url.parse(
         os.environ["DATABASE_REPLICA_URL"], conn_max_age=DATABASES["default"]["CONN_MAX_AGE"]
     )
-    DATABASE_ROUTERS = ["config.routers.ReplicaRouter"]
+    DATABASE_ROUTERS = ["plumbing.routers.ReplicaRouter"]
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [

@@ -9,7 +9,6 @@ from django.db import connection
 from django.db.models import BinaryField
 from django.db.models.functions import Substr
 
-from annotation import rows
 from annotation.models import (
     DOCUMENT_PK_DTYPE,
     Document,
@@ -17,6 +16,7 @@ from annotation.models import (
     SideBySideTask,
     document_pks_unpack,
 )
+from plumbing import rows
 
 
 @dataclass(frozen=True)

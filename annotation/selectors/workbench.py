@@ -7,7 +7,6 @@ from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from annotation import rows
 from annotation.links import is_web_url
 from annotation.models import (
     Assignment,
@@ -23,6 +22,7 @@ from annotation.models import (
 from annotation.roles import can_review
 from annotation.selectors.rankings import SIDE_BY_SIDE_LISTS, listed_documents
 from annotation.task_kinds import RELEVANCE, TASK_KINDS, TaskKind, assignment_task, kind_named
+from plumbing import rows
 
 # Keys for grades outside 0-9; none of g s u c m, which the workbench uses.
 GRADE_LETTER_KEYS = "xzvbnqwertyiop"

@@ -23,8 +23,8 @@ from annotation.models import (
 )
 from annotation.roles import Role
 from annotation.services.assignment import task_slots_recount
-from annotation.services.bulk import bulk_create_batched, rows_insert
 from annotation.services.labels import _revision_value
+from plumbing.bulk import bulk_create_batched, rows_insert
 
 
 def annotators_get_or_create(*, usernames: set[str]) -> dict[str, int]:

@@ -16,10 +16,10 @@ from annotation.api.permissions import IsReviewer
 from annotation.api.views.campaigns import campaign_or_404
 from annotation.errors import InputError, InputErrorCode
 from annotation.selectors.labels import campaign_labels_export
-from config.routers import reads_from_replica, replica_stream
 from metrics.reports.text import report_json
 from metrics.selectors.evaluation_data import campaign_aggregated_labels
 from metrics.selectors.launch import launch_report_build
+from plumbing.routers import reads_from_replica, replica_stream
 from trec.files import QRELS_INTEGER, write_qrels
 
 REVIEWER = [IsAuthenticated, IsReviewer]

@@ -1,8 +1,8 @@
 """Reads for metrics and launch decisions.
 
 A campaign's labels, rankings and verdicts come out in a few queries as NumPy columns (`values_list` of ids
-and numbers read by `metrics.columns.fetch_columns`, never model instances), indexed the way `metrics.compute`
-wants them: queries, tasks and annotators as 0-based indices.
+and numbers read by `plumbing.columns.fetch_columns`, never model instances), indexed the way
+`metrics.compute` wants them: queries, tasks and annotators as 0-based indices.
 Nothing here depends on the number of queries or labels for its query count.
 """
 
@@ -28,9 +28,9 @@ from annotation.models import (
     Verdict,
 )
 from annotation.selectors.rankings import RankedEntries, ranked_entries
-from metrics.columns import fetch_columns, read_beside
 from metrics.compute.aggregation import DAWID_SKENE_MAX_ITER, aggregate_grades
 from metrics.compute.labels import TaskLabels, sorted_find
+from plumbing.columns import fetch_columns, read_beside
 
 VERDICT_VALUE: dict[str, float] = {Verdict.GOOD: 1.0, Verdict.SAME: 0.0, Verdict.BAD: -1.0}
 

@@ -34,7 +34,7 @@ from metrics.selectors.evaluation_data import (
     campaign_evaluation_data,
 )
 from metrics.selectors.quality import CampaignAgreement, campaign_agreement_later
-from metrics.threads import started
+from plumbing.threads import started
 from trec.measures import parse_measure
 
 LOSING_QUERIES = 10

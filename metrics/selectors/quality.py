@@ -44,7 +44,7 @@ from metrics.selectors.evaluation_data import (
     campaign_repeat_pairs,
     excluded_annotators,
 )
-from metrics.threads import started
+from plumbing.threads import started
 
 GRADE_LEVELS = (MeasurementLevel.ORDINAL, MeasurementLevel.INTERVAL)
 

@@ -3,9 +3,9 @@ from django.shortcuts import get_object_or_404, render
 
 from annotation.models import Campaign
 from annotation.roles import can_review, role_required
-from config.routers import reads_from_replica
 from metrics.forms import ExplorerForm
 from metrics.selectors.explorer import query_explorer
+from plumbing.routers import reads_from_replica
 
 PAGE_SIZE = 50
 

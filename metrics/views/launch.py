@@ -6,11 +6,11 @@ from django.utils.http import content_disposition_header
 from annotation.models import Campaign, Query
 from annotation.roles import can_review, role_required
 from annotation.selectors.labels import campaign_label_stamp
-from config.routers import reads_from_replica
 from metrics.reports import CONTENT_TYPES, REPORT_FORMATS, report_filename, report_render
 from metrics.reports.data import chart_data, report_data
 from metrics.selectors.drilldown import query_drilldown
 from metrics.selectors.launch import campaign_overview, launch_report_build
+from plumbing.routers import reads_from_replica
 
 
 @role_required(can_review)

@@ -2,8 +2,8 @@ from django.shortcuts import get_object_or_404, render
 
 from annotation.models import Campaign
 from annotation.roles import can_manage, can_review, role_required
-from config.routers import reads_from_replica
 from metrics.selectors.quality import campaign_quality
+from plumbing.routers import reads_from_replica
 
 
 @role_required(can_review)

@@ -6,7 +6,7 @@ import sys
 import numpy as np
 import pytest
 
-from config.memory import free_memory_eagerly, free_memory_return
+from plumbing.memory import free_memory_eagerly, free_memory_return
 
 pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux") or ctypes.util.find_library("c") != "libc.so.6",

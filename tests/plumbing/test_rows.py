@@ -1,17 +1,17 @@
-"""Plain-SQL reads (`annotation.rows`) give the instances and pages the ORM would, on either database."""
+"""Plain-SQL reads (`plumbing.rows`) give the instances and pages the ORM would, on either database."""
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from annotation import rows
 from annotation.models import Assignment, Campaign, Document, RelevanceTask, SideBySideTask
 from annotation.roles import RolesBackend, can_annotate, can_manage, can_review
 from annotation.selectors.rankings import side_by_side_lists
 from annotation.selectors.workbench import assignment_get, assignment_of, task_view
 from annotation.services.assignment import task_next, task_skip
 from annotation.services.labels import judgment_submit
+from plumbing import rows
 
 
 def field_values(instance) -> dict:

@@ -23,7 +23,7 @@ def role_groups():
 
 @pytest.fixture
 def routed():
-    with override_settings(DATABASE_ROUTERS=["config.routers.ReplicaRouter"]):
+    with override_settings(DATABASE_ROUTERS=["plumbing.routers.ReplicaRouter"]):
         yield
 
 

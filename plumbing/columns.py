@@ -19,7 +19,7 @@ import psycopg
 from django.db import DEFAULT_DB_ALIAS, connections, transaction
 from django.db.models import QuerySet
 
-from metrics.threads import done, started
+from plumbing.threads import done, started
 
 # kind: (big-endian field as sent, NumPy type)
 _PG_TYPES = {"i": (">i8", np.int64), "f": (">f8", np.float64)}

@@ -12,9 +12,9 @@ from django.test.utils import CaptureQueriesContext
 from annotation.bundle import parse_bundle
 from annotation.models import Judgment, Query, RelevanceTask
 from annotation.services.campaigns import campaign_import
-from metrics.columns import fetch_columns, read_beside
 from metrics.selectors import evaluation_data as selectors
 from metrics.selectors.evaluation_data import campaign_queries, campaign_relevance_labels
+from plumbing.columns import fetch_columns, read_beside
 
 
 @pytest.fixture

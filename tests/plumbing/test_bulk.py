@@ -1,7 +1,7 @@
 """Bulk writes: the keys `rows_insert_pks` hands back are those of the rows it wrote, on either database."""
 
 from annotation.models import Document
-from annotation.services.bulk import rows_insert_pks
+from plumbing.bulk import rows_insert_pks
 
 
 def test_the_keys_returned_are_the_rows_written(campaign):

@@ -24,3 +24,11 @@ def done[T](function: Callable[..., T], /, *args, **kwargs) -> Future[T]:
     except Exception as exc:
         future.set_exception(exc)
     return future
+
+
+def map_parallel[K, T](function: Callable[..., T], calls: dict[K, tuple], /, workers: int = 2) -> dict[K, T]:
+    """`function(*args)` for each key's arguments, `workers` at a time; the results by key in the given
+    order. The first call (in that order) that raised raises, once every call has ended."""
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        running = {key: pool.submit(copy_context().run, function, *args) for key, args in calls.items()}
+        return {key: future.result() for key, future in running.items()}
