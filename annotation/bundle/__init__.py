@@ -11,10 +11,10 @@ from annotation.bundle.campaign import (
     ModelRow,
     QueryRow,
     load_run,
-    load_runs,
     parse_bundle,
     parse_campaign_change,
     ranking_rows,
+    runs_check,
 )
 from annotation.bundle.judgments import JudgmentRow, PreferenceRow, parse_judgment_lines
 from annotation.bundle.reading import load_json
@@ -29,9 +29,9 @@ __all__ = [
     "QueryRow",
     "load_json",
     "load_run",
-    "load_runs",
     "parse_bundle",
     "parse_campaign_change",
     "parse_judgment_lines",
     "ranking_rows",
+    "runs_check",
 ]

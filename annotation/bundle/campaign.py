@@ -1,7 +1,6 @@
 """Campaign bundles (JSON), their settings and TREC runs, checked whole into plain data."""
 
 import re
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,7 +18,6 @@ from annotation.models import (
     default_cutoffs,
     default_scale,
 )
-from config.memory import free_memory_return
 from trec.files import RankedRun, TrecFormatError, read_run_ranked
 from trec.measures import parse_measure
 
@@ -362,23 +360,28 @@ def _parse_gold(items: list, bundle: CampaignBundle, reader: Reader) -> None:
             bundle.gold_verdicts[query, model] = verdict
 
 
+def runs_check(bundle: CampaignBundle, runs: dict[str, RankedRun], sources: dict[str, str]) -> None:
+    """Each run (by model name, read from the file `sources[model]`) names one of the bundle's models and
+    ranks only its queries. Raises `InputError` naming the run's file."""
+    model_names = sorted(model.name for model in bundle.models)
+    query_ids = {query.external_id for query in bundle.queries}
+    for name, run in runs.items():
+        if name not in model_names:
+            listed = ", ".join(model_names)
+            message = f"is for model {name!r}, which the bundle does not list (its models: {listed})"
+            raise InputError(Code.UNKNOWN_MODEL, message, source=sources[name], field="model")
+        unknown = sorted(set(run.queries) - query_ids)
+        if unknown:
+            message = f"ranks query {unknown[0]!r}, which the bundle does not list"
+            raise InputError(Code.UNKNOWN_QUERY, message, source=sources[name], field="run")
+
+
 def ranking_rows(bundle: CampaignBundle, runs: dict[str, RankedRun]) -> int:
     """The ranking rows an import writes: each run's, and the bundle's own for models without a run."""
     inline = sum(
         len(docs) for name, ranks in bundle.rankings.items() if name not in runs for docs in ranks.values()
     )
     return inline + sum(int(run.rank.size) for run in runs.values())
-
-
-def load_runs(files: dict[str, tuple[str, str]]) -> dict[str, RankedRun]:
-    """`load_run` of each model's (path, source), two at a time: NumPy lets go of the GIL for most of the
-    reading. The first run (in the given order) that fails raises. The readers' freed memory goes back to
-    the system before the import goes on."""
-    with ThreadPoolExecutor(2) as pool:
-        loading = {model: pool.submit(load_run, path, source) for model, (path, source) in files.items()}
-        runs = {model: future.result() for model, future in loading.items()}
-    free_memory_return()
-    return runs
 
 
 def load_run(path: str, source: str) -> RankedRun:

@@ -1,7 +1,10 @@
 """Reading decoded input field by field: every problem names its file, line and field path."""
 
+import gzip
 import json
 import math
+import zlib
+from pathlib import Path
 from typing import Any
 
 from annotation.errors import InputError
@@ -107,3 +110,21 @@ def load_json(text: str, source: str) -> Any:
         raise InputError(Code.MALFORMED, f"malformed JSON: {exc}", source=source) from None
     except RecursionError:
         raise InputError(Code.MALFORMED, "malformed JSON: nested too deeply", source=source) from None
+
+
+def read_text_file(path: str | Path, source: str) -> str:
+    """A file's text: UTF-8, gunzipped first when it starts with gzip's signature."""
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise InputError(Code.MALFORMED, f"cannot read: {exc.strerror}", source=source) from None
+    if raw[:2] == b"\x1f\x8b":
+        try:
+            raw = gzip.decompress(raw)
+        except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
+            message = f"not a valid gzip file: {exc or 'truncated'}"
+            raise InputError(Code.MALFORMED, message, source=source) from None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(Code.MALFORMED, f"not UTF-8 text (byte {exc.start})", source=source) from None

@@ -1,29 +1,18 @@
 """What the import and export commands share: reading files (gzip too) and a progress bar on terminals."""
 
-import gzip
 import sys
-import zlib
-from pathlib import Path
 
 from django.core.management.base import CommandError
 
+from annotation.bundle.reading import read_text_file
 from annotation.errors import InputError
 
 
 def read_text(path: str) -> str:
     try:
-        raw = Path(path).read_bytes()
-    except OSError as exc:
-        raise CommandError(f"{path}: cannot read: {exc.strerror}") from None
-    if raw[:2] == b"\x1f\x8b":
-        try:
-            raw = gzip.decompress(raw)
-        except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
-            raise CommandError(f"{path}: not a valid gzip file: {exc or 'truncated'}") from None
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise CommandError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+        return read_text_file(path, path)
+    except InputError as error:
+        raise command_error(error) from None
 
 
 def command_error(error: InputError) -> CommandError:

@@ -23,17 +23,17 @@ from annotation.models import (
 )
 from annotation.selectors.campaigns import campaign_graded, campaign_side_by_side_seen
 from annotation.selectors.rankings import RankedEntries, ranked_entries
-from annotation.services.bulk import (
-    Progress,
-    integer_rows_insert,
-    rows_insert,
-    rows_insert_pks,
-)
 from annotation.services.label_pool import (
     labels_reuse,
     reused_labels_refresh,
     side_by_side_hashes_set,
     standard_for,
+)
+from plumbing.bulk import (
+    Progress,
+    integer_rows_insert,
+    rows_insert,
+    rows_insert_pks,
 )
 from trec.files import RankedRun
 
@@ -47,30 +47,17 @@ def campaign_import(
 ) -> Campaign:
     """Create a campaign with its models, queries, documents and rankings, then pool its tasks.
 
-    `runs` maps a model name to rankings read from a TREC run (`bundle.load_run`); they replace that model's
-    rankings in the bundle. Run documents missing from the bundle are created bare (id only), since a run
-    may retrieve far more than is ever shown to annotators. `progress` is called with ranking rows written.
+    `runs` maps a model name to rankings read from a TREC run and checked against the bundle
+    (`campaign_files_read`); they replace that model's rankings in the bundle. Run documents missing from
+    the bundle are created bare (id only), since a run may retrieve far more than is ever shown to
+    annotators. `progress` is called with ranking rows written.
     """
     if Campaign.objects.filter(name=bundle.name).exists():
         raise InputError(
             Code.ALREADY_EXISTS, f"a campaign named {bundle.name!r} already exists", field="name"
         )
     rankings = {name: RankedRun.from_lists(lists) for name, lists in bundle.rankings.items()}
-    model_names = {model.name for model in bundle.models}
-    query_ids = {query.external_id for query in bundle.queries}
-    for name, run in (runs or {}).items():
-        if name not in model_names:
-            raise InputError(
-                Code.UNKNOWN_MODEL,
-                f"unknown model {name!r} (models: {', '.join(sorted(model_names))})",
-                field="--run",
-            )
-        unknown = sorted(set(run.queries) - query_ids)
-        if unknown:
-            raise InputError(
-                Code.UNKNOWN_QUERY, f"the run for {name!r} ranks unknown query {unknown[0]!r}", field="--run"
-            )
-        rankings[name] = run
+    rankings.update(runs or {})
 
     standard = (
         standard_for(name=bundle.standard, scale=bundle.scale, guidelines=bundle.guidelines)

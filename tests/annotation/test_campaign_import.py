@@ -267,6 +267,29 @@ def test_bad_run_file_names_it_and_writes_nothing(db, tmp_path, bundle_data, lin
     assert not Campaign.objects.exists() and not Document.objects.exists()
 
 
+@pytest.mark.parametrize(
+    ("runs", "message"),
+    [
+        (
+            [("nope", ["q1 Q0 d1 1 2.0 x"])],
+            r"nope\.run: model: is for model 'nope', which the bundle does not list \(its models: exp, online\)",
+        ),
+        ([("exp", ["q9 Q0 d1 1 2.0 x"])], r"exp\.run: run: ranks query 'q9', which the bundle does not list"),
+        ([("exp", ["q1 Q0 d1 1 2.0 x"]), ("exp", ["q1 Q0 d2 1 2.0 x"])], r"exp\.run: a second run for model"),
+    ],
+)
+def test_runs_are_checked_against_the_bundle(db, tmp_path, bundle_data, runs, message):
+    bundle = _bundle_without_rankings(tmp_path, bundle_data)
+    arguments = []
+    for index, (model, lines) in enumerate(runs):
+        folder = tmp_path / str(index)
+        folder.mkdir()
+        arguments += ["--run", f"{model}={_run_file(folder, f'{model}.run', lines)}"]
+    with pytest.raises(CommandError, match=message):
+        call_command("import_campaign", str(bundle), *arguments)
+    assert not Campaign.objects.exists() and not Document.objects.exists()
+
+
 def test_the_cli_warns_about_a_model_without_rankings_and_the_overview_shows_it(
     bundle_data, tmp_path, client, make_user
 ):

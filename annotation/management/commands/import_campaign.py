@@ -1,14 +1,14 @@
-from concurrent.futures import ThreadPoolExecutor
-
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
-from annotation.bundle import load_json, load_runs, parse_bundle, ranking_rows
+from annotation.bundle import ranking_rows
+from annotation.campaign_files import CampaignFile, campaign_files_read
 from annotation.errors import InputError
-from annotation.management.cli import command_error, progress_bar, read_text
+from annotation.management.cli import command_error, progress_bar
 from annotation.previews import import_preview
 from annotation.services.campaigns import campaign_import
-from config.memory import free_memory_eagerly
+from plumbing.memory import free_memory_eagerly
+from plumbing.threads import started
 
 
 class Command(BaseCommand):
@@ -29,21 +29,20 @@ class Command(BaseCommand):
 
     def handle(self, *args, bundle, run, **options):
         free_memory_eagerly()
-        specs = {}
+        specs = []
         for spec in run:
             model, _, path = spec.partition("=")
             if not model or not path:
                 raise CommandError(f"--run {spec!r}: write it as MODEL=PATH")
-            specs[model] = path
+            specs.append((model, CampaignFile(path, path)))
         try:
-            runs = load_runs({model: (path, path) for model, path in specs.items()})
-            parsed = parse_bundle(load_json(read_text(bundle), bundle), bundle, require_rankings=not runs)
-            with ThreadPoolExecutor(1) as pool, transaction.atomic():
+            parsed, runs = campaign_files_read(CampaignFile(bundle, bundle), specs)
+            with transaction.atomic():
                 with progress_bar(ranking_rows(parsed, runs), "rankings") as bar:
                     campaign = campaign_import(bundle=parsed, runs=runs, progress=bar.update)
                 # The warnings are worked out on a second thread while the database commits (its foreign-key
                 # checks take seconds), not beside the import's own work.
-                preview = pool.submit(import_preview, parsed, runs)
+                preview = started(import_preview, parsed, runs)
         except InputError as exc:
             raise command_error(exc) from None
         for warning in preview.result().warnings:
