@@ -1,18 +1,52 @@
 """A campaign created in the browser, as its page shows it."""
 
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.conf import settings
+
 from annotation.models import CampaignImport
-from annotation.services.imports import import_progress
+
+# Ranking rows written so far, in a file beside the uploads: the import's own transaction hides its rows
+# from the page, a file does not.
+PROGRESS_FILE = "progress.json"
 
 
-def import_view(*, staged: CampaignImport) -> dict:
+def import_folder(staged: CampaignImport) -> Path:
+    """Where an import's uploaded files wait, under IMPORTS_DIR."""
+    return Path(settings.IMPORTS_DIR) / staged.folder
+
+
+def import_progress(*, staged: CampaignImport) -> dict | None:
+    """{rows, total} of a running import, None before it started writing."""
+    try:
+        return json.loads((import_folder(staged) / PROGRESS_FILE).read_text())
+    except (OSError, ValueError):
+        return None
+
+
+@dataclass(frozen=True)
+class ImportView:
     """Status, preview, error and, while importing, {rows, total} so far."""
+
+    staged: CampaignImport
+    status: str
+    status_label: str
+    preview: dict | None
+    error: str
+    progress: dict | None
+    waiting: bool  # the page polls for news
+
+
+def import_view(*, staged: CampaignImport) -> ImportView:
     running = staged.status == CampaignImport.Status.IMPORTING
-    return {
-        "import": staged,
-        "status": staged.status,
-        "status_label": staged.get_status_display(),
-        "preview": staged.preview,
-        "error": staged.error,
-        "progress": import_progress(staged=staged) if running else None,
-        "waiting": staged.status in (CampaignImport.Status.CHECKING, CampaignImport.Status.IMPORTING),
-    }
+    return ImportView(
+        staged=staged,
+        status=staged.status,
+        status_label=staged.get_status_display(),
+        preview=staged.preview,
+        error=staged.error,
+        progress=import_progress(staged=staged) if running else None,
+        waiting=staged.status in (CampaignImport.Status.CHECKING, CampaignImport.Status.IMPORTING),
+    )

@@ -3,12 +3,10 @@ background into a preview (what would be created, errors, warnings); a manager c
 in the background in one transaction, as `import_campaign` does; the files are removed once it is over.
 Cancelling, an invalid file or a failed import write nothing."""
 
-import gzip
 import json
 import shutil
 import time
 import uuid
-import zlib
 from pathlib import Path
 
 from django.conf import settings
@@ -16,21 +14,18 @@ from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.bundle import CampaignBundle, load_json, load_runs, parse_bundle, ranking_rows
+from annotation.bundle import CampaignBundle, ranking_rows
+from annotation.campaign_files import CampaignFile, campaign_files_read
 from annotation.errors import InputError
 from annotation.errors import InputErrorCode as Code
 from annotation.models import CampaignImport, JudgingStandard
 from annotation.previews import import_preview
+from annotation.selectors.imports import PROGRESS_FILE, import_folder
 from annotation.selectors.labels import campaign_reuse_summary
 from annotation.services.campaigns import campaign_import
 from trec.files import RankedRun
 
-PROGRESS_FILE = "progress.json"
 Status = CampaignImport.Status
-
-
-def import_folder(staged: CampaignImport) -> Path:
-    return Path(settings.IMPORTS_DIR) / staged.folder
 
 
 def _save(upload, path: Path) -> None:
@@ -41,9 +36,8 @@ def _save(upload, path: Path) -> None:
 
 @transaction.atomic
 def import_stage(*, user, bundle: UploadedFile, runs: list[tuple[str, UploadedFile]]) -> CampaignImport:
-    """Keep the uploaded bundle and (model, run file) pairs, and queue their check."""
-    from annotation import tasks  # tasks call back into this module
-
+    """Keep the uploaded bundle and (model, run file) pairs under IMPORTS_DIR, to be checked
+    (`annotation.tasks.campaign_import_start` queues the check)."""
     folder = uuid.uuid4().hex
     path = Path(settings.IMPORTS_DIR) / folder
     path.mkdir(parents=True)
@@ -52,37 +46,15 @@ def import_stage(*, user, bundle: UploadedFile, runs: list[tuple[str, UploadedFi
     for index, (model, upload) in enumerate(runs):
         _save(upload, path / f"run-{index}")
         staged_runs.append({"model": model, "file": upload.name, "path": f"run-{index}"})
-    staged = CampaignImport.objects.create(
+    return CampaignImport.objects.create(
         created_by=user, folder=folder, bundle_file=bundle.name or "bundle", runs=staged_runs
     )
-    transaction.on_commit(lambda: tasks.campaign_import_check.enqueue(staged.pk))
-    return staged
-
-
-def _read_bundle(staged: CampaignImport, *, require_rankings: bool) -> CampaignBundle:
-    raw = (import_folder(staged) / "bundle").read_bytes()
-    try:
-        if raw[:2] == b"\x1f\x8b":
-            raw = gzip.decompress(raw)
-        text = raw.decode("utf-8")
-    except (OSError, EOFError, zlib.error):
-        raise InputError(Code.MALFORMED, "not a readable gzip file", source=staged.bundle_file) from None
-    except UnicodeDecodeError as exc:
-        raise InputError(
-            Code.MALFORMED, f"not UTF-8 text (byte {exc.start})", source=staged.bundle_file
-        ) from None
-    data = load_json(text, staged.bundle_file)
-    return parse_bundle(data, staged.bundle_file, require_rankings=require_rankings)
 
 
 def _read(staged: CampaignImport) -> tuple[CampaignBundle, dict[str, RankedRun]]:
-    files: dict[str, tuple[str, str]] = {}
-    for run in staged.runs:
-        if run["model"] in files:
-            raise InputError(Code.DUPLICATE_ID, f"two runs for model {run['model']!r}", field="model")
-        files[run["model"]] = (str(import_folder(staged) / run["path"]), run["file"])
-    runs = load_runs(files)
-    return _read_bundle(staged, require_rankings=not runs), runs
+    folder = import_folder(staged)
+    runs = [(run["model"], CampaignFile(folder / run["path"], run["file"])) for run in staged.runs]
+    return campaign_files_read(CampaignFile(folder / "bundle", staged.bundle_file), runs)
 
 
 def _finish(staged: CampaignImport, status: str, **fields) -> None:
@@ -120,13 +92,11 @@ def _reuse_preview(bundle: CampaignBundle, runs: dict[str, RankedRun]) -> dict |
 
 @transaction.atomic
 def import_confirm(*, staged: CampaignImport) -> None:
-    from annotation import tasks
-
+    """Mark a checked import as importing (`annotation.tasks.campaign_import_confirm` queues the import)."""
     staged = CampaignImport.objects.select_for_update().get(pk=staged.pk)
     if staged.status != Status.READY:
         raise InputError(Code.INVALID_VALUE, f"this import is {staged.get_status_display().lower()}")
     CampaignImport.objects.filter(pk=staged.pk).update(status=Status.IMPORTING)
-    transaction.on_commit(lambda: tasks.campaign_import_run.enqueue(staged.pk))
 
 
 @transaction.atomic
@@ -168,11 +138,3 @@ def import_run(*, staged: CampaignImport) -> None:
         _finish(staged, Status.FAILED, error="the import failed unexpectedly (see the worker's log)")
         raise
     _finish(staged, Status.DONE, campaign=campaign)
-
-
-def import_progress(*, staged: CampaignImport) -> dict | None:
-    """{rows, total} of a running import, None before it started writing."""
-    try:
-        return json.loads((import_folder(staged) / PROGRESS_FILE).read_text())
-    except (OSError, ValueError):
-        return None

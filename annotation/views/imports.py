@@ -14,8 +14,9 @@ from annotation.forms import CampaignUploadForm, ImportActionForm
 from annotation.models import CampaignImport
 from annotation.roles import can_manage, role_required
 from annotation.selectors.imports import import_view
-from annotation.services import imports as services
 from annotation.services.demo import DEMO_DIR
+from annotation.services.imports import import_cancel
+from annotation.tasks import campaign_import_confirm, campaign_import_start
 
 
 @role_required(can_manage)
@@ -24,7 +25,7 @@ def campaign_new(request):
     form = CampaignUploadForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
-        staged = services.import_stage(user=request.user, bundle=data["bundle"], runs=data["runs"])
+        staged = campaign_import_start(user=request.user, bundle=data["bundle"], runs=data["runs"])
         return redirect("annotation:campaign_import", import_id=staged.pk)
     return render(request, "annotation/campaign_new.html", {"form": form})
 
@@ -46,11 +47,7 @@ def campaign_import(request, import_id: int):
     if request.method == "POST":
         form = ImportActionForm(request.POST)
         if form.is_valid():
-            action = (
-                services.import_confirm
-                if form.cleaned_data["action"] == "confirm"
-                else services.import_cancel
-            )
+            action = campaign_import_confirm if form.cleaned_data["action"] == "confirm" else import_cancel
             try:
                 action(staged=staged)
             except InputError as error:
@@ -65,4 +62,4 @@ def campaign_import(request, import_id: int):
 def campaign_import_status(request, import_id: int):
     """What the import page polls while the files are checked or imported."""
     view = import_view(staged=get_object_or_404(CampaignImport, pk=import_id))
-    return JsonResponse({"status": view["status"], "progress": view["progress"]})
+    return JsonResponse({"status": view.status, "progress": view.progress})

@@ -86,7 +86,7 @@ def test_upload_preview_confirm_creates_what_the_preview_said(manager, django_ca
 
 
 def staged_folder(staged):
-    from annotation.services.imports import import_folder
+    from annotation.selectors.imports import import_folder
 
     return import_folder(staged)
 
