@@ -11,15 +11,13 @@ The join hashes (query, document) pairs to 64 bits and checks every match byte f
 collision it hashes again with another seed, so results never depend on a hash.
 """
 
-from collections.abc import Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterable
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
 from metrics.compute.ranking import RankingSettings, evaluate_ranked, weighted_mean
-from trec.files import Progress, Qrels, Run, TrecFormatError, ranked_order, read_qrels, read_run
+from trec.files import Qrels, Run, TrecFormatError, ranked_order
 from trec.measures import Measure, parse_measure
 
 _DOCUMENT_BITS = 40
@@ -79,30 +77,6 @@ class QrelsIndex:
             _check_duplicates(keys, order, self.document, self.line, self.path)
             self._sorted[seed] = (keys, order)
         return self._sorted[seed]
-
-
-def read_files(
-    qrels_path: str | Path, run_paths: Iterable[str | Path], progress: Progress | None = None
-) -> Iterator[QrelsIndex | Run]:
-    """The qrels' index, then each run in turn. The qrels are read and indexed on a second thread while the
-    first run is read (NumPy lets go of the interpreter lock in its loops, so this uses two cores); a
-    problem in the qrels is reported before one in that run, as when reading one after the other.
-    `progress` is told the bytes read of every file, from both threads."""
-    run_paths = list(run_paths)
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        pending = pool.submit(lambda: QrelsIndex(read_qrels(qrels_path, progress)))
-        try:
-            first = read_run(run_paths[0], progress) if run_paths else None
-        except TrecFormatError:
-            pending.result()
-            raise
-        yield pending.result()
-    if first is not None:
-        yield first
-    # Later runs one at a time: not holding on to the one before lets the caller drop it first.
-    del first
-    for path in run_paths[1:]:
-        yield read_run(path, progress)
 
 
 def evaluate_run(

@@ -6,8 +6,9 @@ import numpy as np
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.management.cli import progress_bar
-from metrics.compute.evaluation import RunEvaluation, evaluate_run, read_files
+from metrics.compute.evaluation import RunEvaluation, evaluate_run
 from metrics.compute.ranking import DEFAULT_MEASURES, RankingSettings
+from metrics.evaluation_files import read_files
 from trec.files import TrecFormatError
 from trec.measures import parse_measure
 
