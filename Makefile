@@ -32,6 +32,7 @@ lint: $(BIN)/.installed-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports --no-cache
 
 test: lint
 	$(BIN)/python -m pytest -m "not browser" $(PYTEST_ARGS)

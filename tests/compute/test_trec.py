@@ -12,8 +12,9 @@ from hypothesis import strategies as st
 
 import trec.files as trec
 from metrics.compute import evaluation
-from metrics.compute.evaluation import QrelsIndex, evaluate_run, read_files
+from metrics.compute.evaluation import QrelsIndex, evaluate_run
 from metrics.compute.ranking import Gain, RankingSettings
+from metrics.evaluation_files import read_files
 from trec.files import TrecFormatError, read_qrels, read_run, read_run_rankings, write_qrels
 
 LINEAR = RankingSettings(gain=Gain.LINEAR)
