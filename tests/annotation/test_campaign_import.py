@@ -272,7 +272,8 @@ def test_bad_run_file_names_it_and_writes_nothing(db, tmp_path, bundle_data, lin
     [
         (
             [("nope", ["q1 Q0 d1 1 2.0 x"])],
-            r"nope\.run: model: is for model 'nope', which the bundle does not list \(its models: exp, online\)",
+            r"nope\.run: model: is for model 'nope', which the bundle does not list"
+            r" \(its models: exp, online\)",
         ),
         ([("exp", ["q9 Q0 d1 1 2.0 x"])], r"exp\.run: run: ranks query 'q9', which the bundle does not list"),
         ([("exp", ["q1 Q0 d1 1 2.0 x"]), ("exp", ["q1 Q0 d2 1 2.0 x"])], r"exp\.run: a second run for model"),
