@@ -195,7 +195,9 @@ def _pair_keys(
     """64-bit keys of (query row, document): the row in the top bits, so sorted keys keep each query's
     entries together (the lookups that follow stay in cache), then 40 bits of the document's hash (its
     bytes in 8-byte words, each folded in and mixed), then, when given, the entry's position in its row.
-    Computed a block at a time so that the temporaries stay in cache."""
+    Computed a block at a time so that the temporaries stay in cache. The hash does not depend on the
+    column's width: a word past an id's end (all NUL, as ids hold no NUL byte) is not folded in, so the run
+    and the qrels, whose longest ids differ, hash an id alike."""
     width = document.dtype.itemsize
     n_words = -(-width // 8)
     raw = document.view(np.uint8).reshape(document.size, width)
@@ -209,9 +211,19 @@ def _pair_keys(
         padded[:count, :width] = raw[part]
         hashed, spare = keys[part], scratch[:count]
         hashed.fill(seed)
-        for column in range(n_words):
-            hashed ^= words[:count, column]
-            _mix(hashed, spare)
+        hashed ^= words[:count, 0]
+        _mix(hashed, spare)
+        for column in range(1, n_words):
+            word = words[:count, column]
+            longer = word != 0
+            if longer.all():
+                hashed ^= word
+                _mix(hashed, spare)
+            elif longer.any():
+                folded = hashed[longer]
+                folded ^= word[longer]
+                _mix(folded, spare[: folded.size])
+                hashed[longer] = folded
         hashed >>= np.uint64(64 - _DOCUMENT_BITS)
         np.copyto(spare, rows[part], casting="unsafe")
         spare <<= np.uint64(_DOCUMENT_BITS)

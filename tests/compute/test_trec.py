@@ -318,3 +318,16 @@ def test_ids_are_coded_as_numpy_unique_codes_them(values):
     assert distinct.tolist() == expected.tolist()
     assert codes.dtype == np.int32
     assert codes.tolist() == inverse.tolist()
+
+
+def test_ids_longer_than_eight_bytes_on_one_side_only_still_join(tmp_path):
+    # The run's longest id takes two 8-byte words, the qrels' one: an id hashes alike in both.
+    qrels = {"1": {"a": 1, "doc-0001": 2}, "2": {"x": 1}}
+    run = {"1": {"a": 3.0, "unjudged-long-id": 2.0, "doc-0001": 1.0}, "2": {"x": 1.0}}
+    got = scores(tmp_path, qrels, run, ["P@1", "P@3"])
+    assert got == {
+        "1": {"P@1": 1.0, "P@3": pytest.approx(2 / 3)},
+        "2": {"P@1": 1.0, "P@3": pytest.approx(1 / 3)},
+    }
+    swapped = {"1": {"a-very-long-judged-id": 1, "b": 1}}
+    assert scores(tmp_path, swapped, {"1": {"b": 1.0}}, ["P@1"]) == {"1": {"P@1": 1.0}}
