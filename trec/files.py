@@ -24,9 +24,9 @@ from trec.decimals import PADDING, parse_decimals, words
 WINDOW_BYTES = 8 << 20
 Progress = Callable[[int], object]  # told a number of bytes read (a progress bar's `update`)
 MAX_TOKEN_BYTES = 255
-_NEWLINE = 10
+NEWLINE = 10
 # Space and every control byte below it (tab, newline, carriage return...) separate fields.
-_LAST_BLANK = 32
+LAST_BLANK = 32
 # Keeping the low k bytes of a little-endian word: _KEEP_BYTES[k].
 _KEEP_BYTES = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)
 assert MAX_TOKEN_BYTES + 1 >= PADDING
@@ -64,7 +64,7 @@ class Run:
 
 def read_qrels(path: str | Path, progress: Progress | None = None) -> Qrels:
     """Reads `qid iter docid label`; `progress` is told the bytes read as they are."""
-    query, document, label, line = _read_columns(
+    query, document, label, line = read_columns(
         str(path), n_fields=4, keep=(0, 2, 3), names=("query id", "document id", "label"), progress=progress
     )
     return Qrels(query, document, label, line, str(path))
@@ -73,7 +73,7 @@ def read_qrels(path: str | Path, progress: Progress | None = None) -> Qrels:
 def read_run(path: str | Path, progress: Progress | None = None) -> Run:
     """Reads `qid Q0 docid rank score tag`; `progress` is told the bytes read as they are."""
     # trec_eval ignores text after a run line's sixth field (its own test/results.trunc has some).
-    query, document, score, line = _read_columns(
+    query, document, score, line = read_columns(
         str(path),
         n_fields=6,
         keep=(0, 2, 4),
@@ -291,13 +291,13 @@ def _after_last_newline(buffer: np.ndarray, end: int) -> int:
     """The index after the last newline in buffer[:end], 0 when there is none (searched back in steps)."""
     step = 1 << 16
     for stop in range(end, 0, -step):
-        found = np.flatnonzero(buffer[max(stop - step, 0) : stop] == _NEWLINE)
+        found = np.flatnonzero(buffer[max(stop - step, 0) : stop] == NEWLINE)
         if found.size:
             return max(stop - step, 0) + int(found[-1]) + 1
     return 0
 
 
-def _read_columns(
+def read_columns(
     path: str,
     *,
     n_fields: int,
@@ -305,14 +305,17 @@ def _read_columns(
     names: tuple[str, ...],
     trailing: bool = False,
     progress: Progress | None = None,
+    prepare: Callable[[np.ndarray], None] | None = None,
 ) -> list[np.ndarray]:
     """The kept fields of every non-blank line, the last one parsed as numbers and the others as `S`
     arrays, then the 1-based line number of each. With `trailing`, a line may have more than `n_fields`
-    fields; the rest is ignored."""
+    fields; the rest is ignored. `prepare` may change each window's bytes (whole lines) in place first."""
     pieces: list[list[np.ndarray]] = [[] for _ in range(len(keep) + 1)]
     first_line = 1
     for window in _windows(path, progress):
         size = window.size - (MAX_TOKEN_BYTES + 1)
+        if prepare is not None:
+            prepare(window[:size])
         columns, n_lines = _tokenize(window, size, n_fields, keep, names, path, first_line, trailing)
         for piece, column in zip(pieces, columns, strict=True):
             piece.append(column)
@@ -367,19 +370,19 @@ def _tokenize(
 def _split_single_separated(window: np.ndarray, n_fields: int) -> tuple[np.ndarray, np.ndarray, int] | None:
     """Token starts and ends of the usual layout, each field followed by exactly one space, tab or newline
     and every line ending in a newline, from the separators alone; None for anything else."""
-    if window[-1] != _NEWLINE:
+    if window[-1] != NEWLINE:
         return None
-    separators = _true_positions(window <= _LAST_BLANK)
+    separators = _true_positions(window <= LAST_BLANK)
     if separators.size % n_fields:
         return None
     n_lines = separators.size // n_fields
     # Every line's last separator is a newline, and there is no other newline.
-    if not (window[separators[n_fields - 1 :: n_fields]] == _NEWLINE).all():
+    if not (window[separators[n_fields - 1 :: n_fields]] == NEWLINE).all():
         return None
-    if np.count_nonzero(window == _NEWLINE) != n_lines:
+    if np.count_nonzero(window == NEWLINE) != n_lines:
         return None
     # An empty token means a blank at the window's start or two separators in a row.
-    if window[0] <= _LAST_BLANK or (np.diff(separators) == 1).any():
+    if window[0] <= LAST_BLANK or (np.diff(separators) == 1).any():
         return None
     starts = np.empty_like(separators)
     starts[0] = 0
@@ -410,11 +413,11 @@ def _split_any(
     # Token boundaries alternate: a start where blank turns to text, an end where text turns to blank.
     blank = np.empty(size + 2, dtype=np.int8)
     blank[0] = blank[-1] = 1
-    np.less_equal(window, _LAST_BLANK, out=blank[1:-1], casting="unsafe")
+    np.less_equal(window, LAST_BLANK, out=blank[1:-1], casting="unsafe")
     boundaries = np.flatnonzero(np.diff(blank))
     starts, ends = boundaries[0::2], boundaries[1::2]
-    newlines = np.flatnonzero(window == _NEWLINE)
-    if window[-1] != _NEWLINE:
+    newlines = np.flatnonzero(window == NEWLINE)
+    if window[-1] != NEWLINE:
         newlines = np.append(newlines, size)
     # Tokens per line, from how many tokens start before each line's end.
     per_line = np.diff(np.searchsorted(starts, newlines), prepend=0)

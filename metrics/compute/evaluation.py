@@ -7,6 +7,12 @@ ranking (trec_eval `-J`): documents without a label and those with a negative la
 negative relevance as unjudged), while a query left with no documents still counts, scoring 0. A document
 listed twice for a query, in the run or in the qrels, is an error.
 
+Intent qrels (ndeval's, `trec.intents`) are scored with the intent-aware measures of `diversity`, the run
+ordered and the query sets handled as above (ndeval's `-traditional` order, and its `-c` for `complete`): a
+(document, intent) is relevant when its judgment reaches the threshold; `judged_only` drops documents
+without a line in the qrels for the query (ir_measures' `judged_only`); a (query, intent, document) judged
+twice is an error.
+
 The join hashes (query, document) pairs to 64 bits and checks every match byte for byte; on the rare hash
 collision it hashes again with another seed, so results never depend on a hash.
 """
@@ -16,9 +22,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from metrics.compute.diversity import evaluate_intents
 from metrics.compute.ranking import RankingSettings, evaluate_ranked, weighted_mean
 from trec.files import Qrels, Run, TrecFormatError, ranked_order
-from trec.measures import Measure, parse_measure
+from trec.intents import IntentQrels
+from trec.measures import DEFAULT_ALPHA, Measure, parse_measure
 
 _DOCUMENT_BITS = 40
 MAX_QUERIES = 1 << (64 - _DOCUMENT_BITS)
@@ -79,6 +87,71 @@ class QrelsIndex:
         return self._sorted[seed]
 
 
+class IntentQrelsIndex:
+    """Intent qrels prepared once for scoring any number of runs: each judged (query, document) pair's
+    relevance to its query's intents, the pairs indexed for the join as plain qrels whose label is the
+    pair's number, and every query's judged pairs that serve an intent, by document id (the ideal's)."""
+
+    def __init__(self, qrels: IntentQrels, rel_threshold: float = 1.0):
+        # By query, then document, then intent: a pair's entries sit together, a repeated judgment beside
+        # its twin.
+        order = np.lexsort((qrels.intent, qrels.document, qrels.query))
+        query, document, intent = qrels.query[order], qrels.document[order], qrels.intent[order]
+        same_pair = (query[1:] == query[:-1]) & (document[1:] == document[:-1])
+        _refuse_repeated_judgments(same_pair & (intent[1:] == intent[:-1]), qrels, order)
+        pair_head = np.concatenate(([True], ~same_pair)) if order.size else np.zeros(0, bool)
+        heads = np.flatnonzero(pair_head)
+        pair_of = np.empty(order.size, dtype=np.int64)
+        pair_of[order] = np.cumsum(pair_head) - 1
+        self.pairs = QrelsIndex(
+            Qrels(
+                query[heads],
+                document[heads],
+                np.arange(heads.size, dtype=float),  # each pair's label is its number
+                qrels.line[order][heads],
+                qrels.path,
+            )
+        )
+        self.query_ids = self.pairs.query_ids
+        codes, columns = _intent_columns(qrels, self.query_ids)
+        self.relevance = np.zeros((heads.size, int(columns.max(initial=-1)) + 1), dtype=bool)
+        self.relevance[pair_of, columns] = qrels.judgment >= rel_threshold
+        serving = np.flatnonzero(self.relevance.any(axis=1))
+        pair_query = codes[order][heads][serving]
+        layout = RowLayout.of(pair_query, len(self.query_ids))
+        self.judged = np.zeros((len(self.query_ids), layout.width, self.relevance.shape[1]), dtype=bool)
+        self.judged[pair_query, layout.positions] = self.relevance[serving]
+
+
+def _intent_columns(qrels: IntentQrels, query_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each entry's query code (index into the sorted `query_ids`) and its intent's column among its
+    query's intents, which go in the order the file first names them (pyndeval's order, and ndeval's when
+    the file lists intents in order): the order the gains are added in."""
+    codes = np.searchsorted(query_ids, qrels.query)
+    intents, first, intent_code = np.unique(qrels.intent, return_index=True, return_inverse=True)
+    by_appearance = np.empty(intents.size, dtype=np.int64)
+    by_appearance[np.argsort(first)] = np.arange(intents.size)
+    keys, key_of = np.unique(codes * max(intents.size, 1) + by_appearance[intent_code], return_inverse=True)
+    key_query = keys // max(intents.size, 1)
+    column_of_key = np.arange(keys.size) - np.searchsorted(key_query, key_query)
+    return codes, column_of_key[key_of]
+
+
+def _refuse_repeated_judgments(repeated: np.ndarray, qrels: IntentQrels, order: np.ndarray) -> None:
+    """A (query, intent, document) judged on two lines is an error naming both."""
+    if not repeated.any():
+        return
+    at = int(np.flatnonzero(repeated)[0])
+    first, second = order[at], order[at + 1]
+    a, b = sorted((int(qrels.line[first]), int(qrels.line[second])))
+    raise TrecFormatError(
+        qrels.path,
+        b,
+        f"document {qrels.document[first].decode()!r} is judged twice for intent"
+        f" {qrels.intent[first].decode()!r} of query {qrels.query[first].decode()!r} (also line {a})",
+    )
+
+
 def evaluate_run(
     qrels: QrelsIndex,
     run: Run,
@@ -90,6 +163,41 @@ def evaluate_run(
 ) -> RunEvaluation:
     """Scores one run; see the module docstring for the conventions and `ranking` for the measures."""
     measures = [measure if isinstance(measure, Measure) else parse_measure(measure) for measure in measures]
+    matrix, scored = _ranked_labels(qrels, run, judged_only=judged_only, complete=complete)
+    judged_labels = qrels.judged if scored.all() else qrels.judged[scored]
+    per_query = evaluate_ranked(matrix, measures, judged_labels=judged_labels, settings=settings)
+    return RunEvaluation([query.decode() for query in qrels.query_ids[scored].tolist()], per_query)
+
+
+def evaluate_intent_run(
+    qrels: IntentQrelsIndex,
+    run: Run,
+    measures: Iterable[str | Measure],
+    *,
+    alpha: float = DEFAULT_ALPHA,
+    judged_only: bool = False,
+    complete: bool = False,
+) -> RunEvaluation:
+    """Scores one run with intent-aware measures; the module docstring and `diversity` for conventions."""
+    parsed = [
+        measure if isinstance(measure, Measure) else parse_measure(measure, intents=True)
+        for measure in measures
+    ]
+    depth = max((measure.k or 0 for measure in parsed), default=0)
+    pairs, scored = _ranked_labels(qrels.pairs, run, judged_only=judged_only, complete=complete)
+    pairs = pairs[:, :depth]
+    judged = ~np.isnan(pairs)
+    relevance = np.zeros((*pairs.shape, qrels.relevance.shape[1]), dtype=bool)
+    relevance[judged] = qrels.relevance[pairs[judged].astype(np.int64)]
+    per_query = evaluate_intents(relevance, qrels.judged[scored], parsed, alpha=alpha)
+    return RunEvaluation([query.decode() for query in qrels.query_ids[scored].tolist()], per_query)
+
+
+def _ranked_labels(
+    qrels: QrelsIndex, run: Run, *, judged_only: bool, complete: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """`[scored queries × depth]` the qrels label of each query's documents in rank order (NaN where
+    unjudged and past the end of a list), and which of the qrels' queries are scored."""
     row_of_query = _rows_of(qrels.query_ids, run.query)
     known = row_of_query >= 0
     if not known.all():
@@ -110,11 +218,7 @@ def evaluate_run(
 
     matrix = np.full((len(qrels.query_ids), layout.width), np.nan)
     matrix[row_of_query, layout.positions] = labels
-    judged_labels = qrels.judged
-    if not scored.all():
-        matrix, judged_labels = matrix[scored], judged_labels[scored]
-    per_query = evaluate_ranked(matrix, measures, judged_labels=judged_labels, settings=settings)
-    return RunEvaluation([query.decode() for query in qrels.query_ids[scored].tolist()], per_query)
+    return (matrix if scored.all() else matrix[scored]), scored
 
 
 def _block_heads(values: np.ndarray) -> np.ndarray:

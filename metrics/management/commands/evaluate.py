@@ -1,15 +1,18 @@
 import csv
 import json
+import math
 import os
 
 import numpy as np
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.management.cli import progress_bar
-from metrics.compute.evaluation import RunEvaluation, evaluate_run
-from metrics.compute.ranking import DEFAULT_MEASURES, RankingSettings
+from annotation.management.cli import progress_bar, read_text
+from metrics.compute.diversity import DEFAULT_INTENT_MEASURES
+from metrics.compute.evaluation import IntentQrelsIndex, RunEvaluation, evaluate_intent_run, evaluate_run
+from metrics.compute.ranking import DEFAULT_MEASURES, RankingSettings, check_weights_cover
 from metrics.evaluation_files import read_files
 from trec.files import TrecFormatError
+from trec.intents import read_intent_qrels
 from trec.measures import parse_measure
 
 
@@ -22,10 +25,24 @@ class Command(BaseCommand):
         parser.add_argument("qrels", help="TREC qrels: qid 0 docid label (may be gzipped)")
         parser.add_argument("runs", nargs="+", metavar="run", help="TREC run: qid Q0 docid rank score tag")
         parser.add_argument(
-            "-m", "--measure", action="append", dest="measures", help="e.g. nDCG@10, AP, RR, P@5; repeatable"
+            "-m",
+            "--measure",
+            action="append",
+            dest="measures",
+            help="e.g. nDCG@10, AP, P@5 (with --intents: alpha_nDCG@20, ERR_IA@20, StRecall@20); repeatable",
+        )
+        parser.add_argument(
+            "--intents",
+            action="store_true",
+            help="the qrels are ndeval's (qid intent docid judgment): score intent-aware measures",
         )
         parser.add_argument("--gain", choices=["linear", "exponential"], default="exponential")
-        parser.add_argument("--discount", choices=["log2", "jarvelin"], default="log2")
+        parser.add_argument("--discount", choices=["log2", "jarvelin"], help="default log2")
+        parser.add_argument(
+            "--discount-weights",
+            metavar="FILE",
+            help="one weight per rank and line, rank 1 first, replacing the discount of DCG and nDCG",
+        )
         parser.add_argument("--rel-threshold", type=float, default=1.0, help="binary relevance: label >= N")
         parser.add_argument("--judged-only", action="store_true", help="drop unjudged documents first")
         parser.add_argument(
@@ -37,7 +54,16 @@ class Command(BaseCommand):
 
     def _evaluate(self, options, runs, measures, settings, progress):
         """Each run's evaluation, the files read as they are needed."""
-        files = read_files(options["qrels"], runs, progress)
+        if options["intents"]:
+            threshold = settings.rel_threshold
+            files = read_files(
+                options["qrels"],
+                runs,
+                progress,
+                load_qrels=lambda path, told: IntentQrelsIndex(read_intent_qrels(path, told), threshold),
+            )
+        else:
+            files = read_files(options["qrels"], runs, progress)
         qrels = next(files)
         if not len(qrels.query_ids):
             raise CommandError(f"{options['qrels']}: no judgments (the qrels are empty)")
@@ -46,14 +72,19 @@ class Command(BaseCommand):
             run = next(files)
             if not run.query.size:
                 raise CommandError(f"{path}: no ranked documents (the run is empty)")
-            evaluations[path] = evaluate_run(
-                qrels,
-                run,
-                measures,
-                settings=settings,
-                judged_only=options["judged_only"],
-                complete=options["complete"],
-            )
+            if options["intents"]:
+                evaluations[path] = evaluate_intent_run(
+                    qrels, run, measures, judged_only=options["judged_only"], complete=options["complete"]
+                )
+            else:
+                evaluations[path] = evaluate_run(
+                    qrels,
+                    run,
+                    measures,
+                    settings=settings,
+                    judged_only=options["judged_only"],
+                    complete=options["complete"],
+                )
             # Dropped before the next run is read: one run in memory at a time.
             del run
             if not len(evaluations[path].query_ids):
@@ -61,14 +92,29 @@ class Command(BaseCommand):
         return evaluations
 
     def handle(self, *args, **options):
+        intents = options["intents"]
+        defaults = DEFAULT_INTENT_MEASURES if intents else DEFAULT_MEASURES
         try:
-            measures = [str(parse_measure(name)) for name in options["measures"] or DEFAULT_MEASURES]
+            measures = [str(parse_measure(name, intents=intents)) for name in options["measures"] or defaults]
         except ValueError as exc:
-            raise CommandError(str(exc)) from None
+            hint = "" if intents or "intent-aware" not in str(exc) else " (add --intents)"
+            raise CommandError(f"{exc}{hint}") from None
+        weights = options["discount_weights"]
+        if weights is not None and (intents or options["discount"]):
+            other = "--intents" if intents else "--discount"
+            raise CommandError(f"--discount-weights and {other} cannot be used together")
         try:
             settings = RankingSettings.checked(
-                gain=options["gain"], discount=options["discount"], rel_threshold=options["rel_threshold"]
+                gain=options["gain"],
+                discount=options["discount"] or "log2",
+                rel_threshold=options["rel_threshold"],
+                position_weights=None if weights is None else read_position_weights(weights),
             )
+            if settings.position_weights is not None:
+                # Checked before any file is read: every DCG measure needs a weight per rank.
+                check_weights_cover(
+                    [parse_measure(name) for name in measures], len(settings.position_weights)
+                )
         except ValueError as exc:
             raise CommandError(str(exc).replace("rel_threshold", "--rel-threshold")) from None
         runs = list(dict.fromkeys(options["runs"]))
@@ -87,14 +133,21 @@ class Command(BaseCommand):
             if baseline
             else {}
         )
+        report_settings = {
+            "gain": settings.gain.value,
+            "discount": settings.discount.value,
+            "rel_threshold": _number(settings.rel_threshold),
+            "judged_only": options["judged_only"],
+            "complete": options["complete"],
+        }
+        # Only when used, so that the other reports stay as they were.
+        if intents:
+            report_settings["intents"] = True
+        if settings.position_weights is not None:
+            report_settings["discount"] = "weights"
+            report_settings["discount_weights"] = list(settings.position_weights)
         report = {
-            "settings": {
-                "gain": settings.gain.value,
-                "discount": settings.discount.value,
-                "rel_threshold": _number(settings.rel_threshold),
-                "judged_only": options["judged_only"],
-                "complete": options["complete"],
-            },
+            "settings": report_settings,
             "runs": {
                 path: _run_report(evaluation, options["per_query"])
                 for path, evaluation in evaluations.items()
@@ -127,6 +180,26 @@ class Command(BaseCommand):
             self.stdout.write("  ".join(cells).rstrip())
             if index == 0:
                 self.stdout.write("  ".join("-" * width for width in widths))
+
+
+def read_position_weights(path: str) -> tuple[float, ...]:
+    """A weights file: one number a line, the weight of rank 1 first; blank lines and lines starting with
+    `#` are skipped. Each weight must be a finite number ≥ 0."""
+    weights = []
+    for number, line in enumerate(read_text(path).splitlines(), start=1):
+        text = line.strip()
+        if not text or text.startswith("#"):
+            continue
+        try:
+            weight = float(text)
+        except ValueError:
+            weight = math.nan
+        if not (math.isfinite(weight) and weight >= 0):
+            raise CommandError(f"{path}:{number}: the weight {text!r} is not a finite number ≥ 0")
+        weights.append(weight)
+    if not weights:
+        raise CommandError(f"{path}: no weights (one number a line, rank 1 first)")
+    return tuple(weights)
 
 
 def _compare(baseline: RunEvaluation, candidate: RunEvaluation) -> dict:
