@@ -89,22 +89,27 @@ def bootstrap_sums(
             ]
         )
     n = statistics.shape[0]
+    return np.concatenate([counts @ statistics for counts in times_drawn(n, resampling.n_resamples, rng)])
+
+
+def times_drawn(n: int, n_resamples: int, rng: np.random.Generator) -> Iterator[np.ndarray]:
+    """[chunk × n] how many times each of n items was drawn in each of `n_resamples` draws of n items with
+    replacement, a chunk of resamples at a time (see `chunks`)."""
     # A chunk's flat indices stay below max(n, entries per chunk); int32 draws are faster.
     index_type = np.int32 if max(n, _ENTRIES_PER_CHUNK) < 2**31 else np.int64
     # Counted a few resamples at a time, so that bincount's counts stay in cache (a whole chunk's 8 MB of
     # counts made the random increments three times slower).
     rows_per_count = max(1, _COUNTS_IN_CACHE // n)
-    sums = []
-    for size in chunks(resampling.n_resamples, n):
+    for size in chunks(n_resamples, n):
         drawn = rng.integers(0, n, size=(size, n), dtype=index_type)
-        times_drawn = np.empty((size, n))
+        counts = np.empty((size, n))
         for start in range(0, size, rows_per_count):
             rows = drawn[start : start + rows_per_count]
-            offset = rows + (n * np.arange(rows.shape[0], dtype=index_type))[:, None]
-            counts = np.bincount(offset.ravel(), minlength=rows.size)
-            times_drawn[start : start + rows.shape[0]] = counts.reshape(rows.shape)
-        sums.append(times_drawn @ statistics)
-    return np.concatenate(sums)
+            shift: np.ndarray = n * np.arange(rows.shape[0], dtype=index_type)
+            offset = rows + shift[:, None]
+            flat = np.bincount(offset.ravel(), minlength=rows.size)
+            counts[start : start + rows.shape[0]] = flat.reshape(rows.shape)
+        yield counts
 
 
 def sign_flip_sums(values: np.ndarray, n_flips: int, rng: np.random.Generator) -> np.ndarray:
