@@ -2,7 +2,8 @@
 
 Krippendorff's alpha (nominal, ordinal, interval) on columnar labels; Fleiss' kappa on a
 [tasks × categories] count matrix (e.g. `aggregation.verdict_counts`); quadratic-weighted Cohen's kappa for
-every pair of annotators on the tasks they share.
+every pair of annotators on the tasks they share, and between two raters of the same items (`weighted_kappa`,
+e.g. behaviour grades against human grades, with a bootstrap over clusters of items).
 
 Every coefficient here is a function of a sum over tasks of a per-task statistic (a coincidence matrix, a
 confusion matrix, category counts), and that statistic depends only on the task's label counts (for a pair of
@@ -241,18 +242,7 @@ def pairwise_weighted_kappa(
     by_pair = np.argsort(pair_key, kind="stable")
     keys, starts = np.unique(pair_key[by_pair], return_index=True)
     cells = (judgments.position[first] * n_values + judgments.position[second])[by_pair]
-    weight = (np.arange(n_values)[:, None] - np.arange(n_values)[None, :]) ** 2.0
-
-    def kappa(cell_sums: np.ndarray) -> np.ndarray:
-        observed = cell_sums.reshape(*cell_sums.shape[:-1], n_values, n_values)
-        n_shared = observed.sum(axis=(-2, -1))[..., None, None]
-        expected = observed.sum(axis=-1)[..., :, None] * observed.sum(axis=-2)[..., None, :] / n_shared
-        disagreement = (weight * observed).sum(axis=(-2, -1))
-        value = 1 - divide_or_nan(disagreement, (weight * expected).sum(axis=(-2, -1)))
-        grades_a = (observed.sum(axis=-1) > 0).sum(axis=-1)
-        grades_b = (observed.sum(axis=-2) > 0).sum(axis=-1)
-        return np.where((grades_a < 2) | (grades_b < 2), np.nan, value)
-
+    kappa = _quadratic_kappa(n_values)
     pairs = []
     for key, pair_cells in zip(keys, np.split(cells, starts[1:]), strict=True):
         annotator_a, annotator_b = divmod(int(key), judgments.n_annotators)
@@ -265,6 +255,64 @@ def pairwise_weighted_kappa(
         )
         pairs.append(PairAgreement(annotator_a, annotator_b, kappa_of_pair))
     return pairs
+
+
+def weighted_kappa(
+    grade_a: ArrayLike,
+    grade_b: ArrayLike,
+    *,
+    scale: ArrayLike,
+    cluster: ArrayLike | None = None,
+    n_resamples: int = 1000,
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> Agreement:
+    """Quadratic-weighted Cohen's kappa of two raters who graded the same items (`grade_a[i]`,
+    `grade_b[i]`: item i), e.g. behaviour grades and aggregated human grades per (query, document).
+
+    The formula of `pairwise_weighted_kappa`, the same as `sklearn.metrics.cohen_kappa_score(a, b,
+    labels=scale, weights="quadratic")`. Interval: percentile bootstrap over clusters (`cluster[i]`: item i's
+    cluster, e.g. its query; default each item its own), all items of a drawn cluster counted together;
+    clusters with the same confusion counts are one kind, drawn as multinomial counts
+    (`resampling.bootstrap_sums`). `n_tasks` in the result counts the clusters. Undefined (NaN) with fewer
+    than two clusters, or when a rater used fewer than two grades.
+    """
+    scale = as_scale(scale)
+    position_a = scale_positions(as_float(grade_a, "grade_a"), scale, "grade_a")
+    position_b = scale_positions(as_float(grade_b, "grade_b"), scale, "grade_b")
+    check_same_length(grade_a=position_a, grade_b=position_b)
+    cluster = np.arange(position_a.size) if cluster is None else as_index(cluster, "cluster")
+    check_same_length(grade_a=position_a, cluster=cluster)
+    resampling = Resampling.of(n_resamples, confidence, seed)
+    n_values = scale.size
+    _, cluster = np.unique(cluster, return_inverse=True)
+    n_clusters = int(cluster.max()) + 1 if cluster.size else 0
+    counts = position_counts(
+        cluster.ravel(), position_a * n_values + position_b, n_tasks=n_clusters, n_values=n_values**2
+    )
+    first, multiplicity = item_kinds(counts)
+    (kappa,) = _agreements(
+        counts[first].astype(float), multiplicity, [_quadratic_kappa(n_values)], resampling
+    )
+    return kappa
+
+
+def _quadratic_kappa(n_values: int) -> Callable[[np.ndarray], np.ndarray]:
+    """Quadratic-weighted kappa of [..., n_values²] summed confusion counts (NaN when a rater used fewer than
+    two grades)."""
+    weight = (np.arange(n_values)[:, None] - np.arange(n_values)[None, :]) ** 2.0
+
+    def kappa(cell_sums: np.ndarray) -> np.ndarray:
+        observed = cell_sums.reshape(*cell_sums.shape[:-1], n_values, n_values)
+        n_shared = observed.sum(axis=(-2, -1))[..., None, None]
+        expected = observed.sum(axis=-1)[..., :, None] * observed.sum(axis=-2)[..., None, :] / n_shared
+        disagreement = (weight * observed).sum(axis=(-2, -1))
+        value = 1 - divide_or_nan(disagreement, (weight * expected).sum(axis=(-2, -1)))
+        grades_a = (observed.sum(axis=-1) > 0).sum(axis=-1)
+        grades_b = (observed.sum(axis=-2) > 0).sum(axis=-1)
+        return np.where((grades_a < 2) | (grades_b < 2), np.nan, value)
+
+    return kappa
 
 
 def _agreements(

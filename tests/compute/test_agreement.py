@@ -12,6 +12,7 @@ from metrics.compute.agreement import (
     krippendorff_alpha,
     krippendorff_alphas,
     pairwise_weighted_kappa,
+    weighted_kappa,
 )
 from metrics.compute.labels import VERDICT_SCALE
 
@@ -365,3 +366,26 @@ def test_pairwise_kappa_does_not_depend_on_which_annotator_is_first():
 def test_invalid_input_is_refused(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_weighted_kappa_matches_sklearn():
+    rng = np.random.default_rng(5)
+    a = rng.choice(USED_GRADES, 200)
+    b = np.where(rng.random(200) < 0.6, a, rng.choice(USED_GRADES, 200))
+    result = weighted_kappa(a, b, scale=SCALE, n_resamples=200)
+    assert result.value == pytest.approx(cohen_kappa_score(a, b, labels=SCALE, weights="quadratic"))
+    assert result.n_tasks == 200 and result.ci_low < result.value < result.ci_high
+
+
+def test_weighted_kappa_draws_a_cluster_whole():
+    # Every item in one cluster: each resample is the data itself, so the interval is a point.
+    a, b = [0.0, 1.0, 2.0, 3.0, 1.0], [0.0, 1.0, 3.0, 3.0, 2.0]
+    single = weighted_kappa(a, b, scale=USED_GRADES, cluster=[0, 0, 1, 1, 1], n_resamples=100)
+    assert single.n_tasks == 2
+    whole = weighted_kappa(a + a, b + b, scale=USED_GRADES, cluster=[0] * 5 + [1] * 5, n_resamples=100)
+    assert whole.ci_low == pytest.approx(whole.value) and whole.ci_high == pytest.approx(whole.value)
+
+
+def test_weighted_kappa_is_undefined_on_one_cluster():
+    result = weighted_kappa([0.0, 1.0], [0.0, 1.0], scale=USED_GRADES, cluster=[3, 3])
+    assert result.undefined is Undefined.ONE_TASK
