@@ -19,6 +19,7 @@ from metrics.compute.labels import (
     VERDICT_SCALE,
     as_float,
     as_index,
+    as_segments,
     as_verdict_positions,
     check_count,
     check_same_length,
@@ -154,14 +155,7 @@ def gsb_by_segment(
     """
     n_queries = check_count(n_queries, "n_queries")
     query = as_index(query, "query", size=n_queries, size_name="n_queries")
-    segment_of_query = np.asarray(segment_of_query, dtype=object)
-    if segment_of_query.shape != (n_queries,):
-        raise ValueError(
-            f"segment_of_query must have one entry per query ({n_queries}), "
-            f"got shape {segment_of_query.shape}"
-        )
-    if not all(isinstance(segment, str) for segment in segment_of_query):
-        raise ValueError("segment_of_query must hold strings")
+    segment_of_query = as_segments(segment_of_query, "segment_of_query", n=n_queries, unit="query")
     verdict = np.asarray(verdict)
     strength = None if strength is None else np.asarray(strength)
     check_same_length(query=query, verdict=verdict)

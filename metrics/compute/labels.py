@@ -105,6 +105,16 @@ def as_verdict_positions(verdict: ArrayLike) -> np.ndarray:
     return scale_positions(as_float(verdict, "verdict"), VERDICT_SCALE, "verdict (+1 good, 0 same, -1 bad)")
 
 
+def as_segments(values: ArrayLike, name: str, *, n: int, unit: str) -> np.ndarray:
+    """An object array of n segment names (strings), one per `unit` (e.g. "query")."""
+    segments = np.asarray(values, dtype=object)
+    if segments.shape != (n,):
+        raise ValueError(f"{name} must have one entry per {unit} ({n}), got shape {segments.shape}")
+    if not all(isinstance(segment, str) for segment in segments):
+        raise ValueError(f"{name} must hold strings")
+    return segments
+
+
 def check_same_length(**arrays: np.ndarray) -> None:
     lengths = {name: array.shape[0] for name, array in arrays.items()}
     if len(set(lengths.values())) > 1:
