@@ -8,20 +8,22 @@ launches when GSB reaches the rule's threshold and its interval is above 0, and 
 at or below 0 ("significantly worse" when the whole interval is below 0, else "no improvement shown").
 Without them it falls back to the rule's primary measure (e.g. nDCG@10): launch on a significant
 improvement, no launch without an improvement. In both cases a guarded measure that got significantly worse
-vetoes the launch. Anything else is inconclusive, with a rough estimate of how many more queries would
-likely settle it. Every decision carries a headline and plain-English reasons.
+vetoes the launch, and so does a failed guardrail on an online metric (`guardrails`), when given. Anything
+else is inconclusive, with a rough estimate of how many more queries would likely settle it. Every decision
+carries a headline and plain-English reasons.
 """
 
-import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
 import numpy as np
 
 from metrics.compute.gsb import GSBSummary
+from metrics.compute.guardrails import GuardrailOutcome, GuardrailStatus
 from metrics.compute.resampling import check_probability
 from metrics.compute.significance import PairedComparison, additional_queries
+from metrics.compute.wording import number, signed
 
 
 class Outcome(StrEnum):
@@ -164,13 +166,22 @@ def decide(
     gsb: GSBSummary | None,
     deltas: Mapping[str, PairedComparison],
     coverage: Coverage | None = None,
+    guardrails: Sequence[GuardrailOutcome] = (),
 ) -> Decision:
     """Applies the rule to the experiment's GSB (None or no judgments: no side-by-side evaluation) and its
     per-measure comparisons, keyed by measure name (e.g. "nDCG@10"). With `coverage`, a campaign short of
-    the rule's thresholds gets `collecting`, with the rule's decision so far as `provisional`."""
+    the rule's thresholds gets `collecting`, with the rule's decision so far as `provisional`.
+
+    `guardrails`: the outcomes of the campaign's guardrails on online metrics
+    (`guardrails.evaluate_guardrails`). A failed guardrail vetoes a launch as a guarded measure does (its
+    reason first); every outcome's reason is stated, failed ones first, the others after the rule's
+    reasons. A guardrail that could not be evaluated is stated and does not veto. Without outcomes the
+    decision is the rule's alone."""
     if not isinstance(rule, LaunchRule):
         raise ValueError(f"rule must be a LaunchRule, got {type(rule).__name__}")
-    decision = _apply_rule(rule, gsb=gsb, deltas=deltas)
+    if isinstance(guardrails, str) or not all(isinstance(item, GuardrailOutcome) for item in guardrails):
+        raise ValueError("guardrails must be a sequence of GuardrailOutcome")
+    decision = _apply_rule(rule, gsb=gsb, deltas=deltas, guardrails=tuple(guardrails))
     shortfalls = [] if coverage is None else _shortfalls(rule, coverage)
     if not shortfalls:
         return decision
@@ -216,7 +227,11 @@ def _shortfalls(rule: LaunchRule, coverage: Coverage) -> list[str]:
 
 
 def _apply_rule(
-    rule: LaunchRule, *, gsb: GSBSummary | None, deltas: Mapping[str, PairedComparison]
+    rule: LaunchRule,
+    *,
+    gsb: GSBSummary | None,
+    deltas: Mapping[str, PairedComparison],
+    guardrails: tuple[GuardrailOutcome, ...],
 ) -> Decision:
     if gsb is not None and gsb.n_judgments > 0:
         outcome, reasons, more_queries, headline = _decide_on_gsb(rule, gsb)
@@ -224,14 +239,17 @@ def _apply_rule(
         outcome, reasons, more_queries, headline = _decide_on_primary(rule, deltas.get(rule.primary_measure))
 
     worse = [
-        f"{name} got significantly worse: {_signed(deltas[name].mean_delta)} ({_p(deltas[name].p_value)})."
+        f"{name} got significantly worse: {signed(deltas[name].mean_delta)} ({_p(deltas[name].p_value)})."
         for name in rule.guarded_measures
         if name in deltas and deltas[name].mean_delta < 0 and deltas[name].p_value < rule.alpha
     ]
     unchecked = [name for name in rule.guarded_measures if name not in deltas]
     notes = [f"{name} has no comparison, so it was not checked." for name in unchecked]
-    if worse:
-        return Decision(Outcome.NO_LAUNCH, (*worse, *reasons, *notes), None, headline=_WORSE)
+    failed = [item.reason for item in guardrails if item.status is GuardrailStatus.FAILED]
+    notes += [item.reason for item in guardrails if item.status is not GuardrailStatus.FAILED]
+    if worse or failed:
+        headline = _WORSE if worse else _GUARDRAIL_FAILED
+        return Decision(Outcome.NO_LAUNCH, (*worse, *failed, *reasons, *notes), None, headline=headline)
     checked = [name for name in rule.guarded_measures if name in deltas]
     if outcome is Outcome.LAUNCH and checked:
         notes.insert(0, f"No guarded measure ({', '.join(checked)}) got significantly worse.")
@@ -239,15 +257,16 @@ def _apply_rule(
 
 
 _WORSE = "No launch: significantly worse"
+_GUARDRAIL_FAILED = "No launch: a guardrail failed"
 _NO_IMPROVEMENT = "No launch: no improvement shown"
 
 
 def _decide_on_gsb(rule: LaunchRule, gsb: GSBSummary) -> tuple[Outcome, list[str], int | None, str]:
     described = (
-        f"GSB is {_number(gsb.score)} ({gsb.confidence * 100:g}% CI {_number(gsb.ci_low)} to "
-        f"{_number(gsb.ci_high)}, {gsb.n_queries} queries)"
+        f"GSB is {number(gsb.score)} ({gsb.confidence * 100:g}% CI {number(gsb.ci_low)} to "
+        f"{number(gsb.ci_high)}, {gsb.n_queries} queries)"
     )
-    threshold = f"the launch threshold {_number(rule.min_gsb)}"
+    threshold = f"the launch threshold {number(rule.min_gsb)}"
     if gsb.score <= 0 and gsb.ci_high < 0:
         return Outcome.NO_LAUNCH, [f"{described}, below 0 with the whole interval below 0."], None, _WORSE
     if gsb.score < 0:
@@ -292,7 +311,7 @@ def _decide_on_primary(
     reasons = [
         f"There are no side-by-side judgments, so the decision rests on {measure} ({primary.n} queries)."
     ]
-    change = f"{_signed(primary.mean_delta)} ({_p(primary.p_value)})"
+    change = f"{signed(primary.mean_delta)} ({_p(primary.p_value)})"
     if primary.mean_delta < 0 and primary.p_value < rule.alpha:
         return Outcome.NO_LAUNCH, [*reasons, f"{measure} got significantly worse: {change}."], None, _WORSE
     if primary.mean_delta <= 0:
@@ -317,14 +336,6 @@ def _more_queries_reasons(more_queries: int | None) -> list[str]:
 def _at_least_one(more_queries: int | None) -> int | None:
     # Inconclusive means the data so far did not settle it, whatever the normal approximation says.
     return None if more_queries is None else max(1, more_queries)
-
-
-def _number(value: float) -> str:
-    return "n/a" if math.isnan(value) else f"{value:.3f}".replace("-", "\N{MINUS SIGN}")
-
-
-def _signed(value: float) -> str:
-    return f"{value:+.3f}".replace("-", "\N{MINUS SIGN}")
 
 
 def _p(p_value: float) -> str:

@@ -5,6 +5,7 @@ import pytest
 
 from metrics.compute.decision import Coverage, Decision, LaunchRule, Outcome, decide
 from metrics.compute.gsb import gsb_summary
+from metrics.compute.guardrails import Bound, Guardrail, evaluate_guardrails
 from metrics.compute.significance import PairedComparison, additional_queries
 
 RULE = LaunchRule()
@@ -290,3 +291,62 @@ def test_launch_rule_rejects_bad_settings(fields, message):
 def test_decide_rejects_a_missing_rule():
     with pytest.raises(ValueError, match="rule must be a LaunchRule"):
         decide(None, gsb=CLEAR_WIN, deltas={})
+
+
+def guardrail_outcomes(*lower_ends: float):
+    """The IPS-CTR@10 floor (−0.01) against each lower end, and a guardrail with no difference to read."""
+    floors = [Guardrail(f"IPS-CTR@{k}", Bound.LOWER, -0.01) for k in range(10, 10 + len(lower_ends))]
+    differences = {floor.metric: PairedInterval(low) for floor, low in zip(floors, lower_ends, strict=True)}
+    return evaluate_guardrails([*floors, Guardrail("Dwell", Bound.LOWER, -5)], differences)
+
+
+class PairedInterval:
+    def __init__(self, ci_low: float):
+        self.ci_low, self.ci_high = ci_low, ci_low + 0.02
+
+
+def test_a_failed_guardrail_vetoes_a_launch_and_says_so():
+    outcomes = guardrail_outcomes(-0.004, -0.02)
+    decision = decide(RULE, gsb=CLEAR_WIN, deltas={}, guardrails=outcomes)
+    assert decision.outcome is Outcome.NO_LAUNCH
+    assert decision.headline == "No launch: a guardrail failed"
+    assert decision.more_queries is None
+    assert decision.reasons[0] == outcomes[1].reason
+    assert decision.reasons[1].startswith("GSB is 0.625")
+    assert decision.reasons[2:] == (outcomes[0].reason, outcomes[2].reason)
+
+
+def test_held_guardrails_are_stated_after_the_rules_reasons():
+    outcomes = guardrail_outcomes(-0.004)
+    decision = decide(RULE, gsb=CLEAR_WIN, deltas={}, guardrails=outcomes)
+    without = decide(RULE, gsb=CLEAR_WIN, deltas={})
+    assert decision.outcome is Outcome.LAUNCH and decision.headline == without.headline
+    assert decision.reasons == (*without.reasons, *(outcome.reason for outcome in outcomes))
+    # A guardrail that could not be checked is stated and does not veto.
+    assert decision.reasons[-1] == "Guardrail on Dwell could not be checked: there is no Dwell difference."
+
+
+def test_a_failed_guardrail_turns_an_inconclusive_result_into_no_launch():
+    summary = gsb(score=0.1, ci_low=-0.02, ci_high=0.22, std_error=0.06)
+    decision = decide(RULE, gsb=summary, deltas={}, guardrails=guardrail_outcomes(-0.03))
+    assert decision.outcome is Outcome.NO_LAUNCH and decision.more_queries is None
+
+
+def test_a_significantly_worse_measure_keeps_its_headline_beside_a_failed_guardrail():
+    deltas = {"nDCG@5": comparison(-0.031, 0.004)}
+    decision = decide(GUARDED, gsb=CLEAR_WIN, deltas=deltas, guardrails=guardrail_outcomes(-0.03))
+    assert decision.headline == "No launch: significantly worse"
+    assert decision.reasons[0].startswith("nDCG@5 got significantly worse")
+    assert decision.reasons[1].startswith("Guardrail on IPS-CTR@10 failed")
+
+
+def test_a_collecting_campaign_keeps_the_guardrails_in_its_provisional_decision():
+    coverage = complete(complete_queries=3)
+    decision = decide(RULE, gsb=CLEAR_WIN, deltas={}, coverage=coverage, guardrails=guardrail_outcomes(-0.03))
+    assert decision.outcome is Outcome.COLLECTING
+    assert decision.provisional is not None and decision.provisional.outcome is Outcome.NO_LAUNCH
+
+
+def test_decide_refuses_guardrails_that_are_not_outcomes():
+    with pytest.raises(ValueError, match="sequence of GuardrailOutcome"):
+        decide(RULE, gsb=CLEAR_WIN, deltas={}, guardrails=[Guardrail("CTR@10", Bound.LOWER, 0)])
