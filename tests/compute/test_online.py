@@ -183,7 +183,7 @@ def test_impressions_refuse_bad_columns(changes, message):
         ({"model": 2}, "model must be less than n_models"),
         ({"k": 0}, "k must be at least 1"),
         ({"propensity": [1.0]}, "propensity must cover positions 1 to k"),
-        ({"propensity": [1.0, 0.0]}, "propensity must be positive"),
+        ({"propensity": [1.0, 0.0]}, "propensity must be known and positive"),
         ({"propensity": [1.0, 0.5], "max_weight": 0.5}, "max_weight must be a number of at least 1"),
         ({"cluster_by": "user"}, "cluster_by must be one of"),
     ],

@@ -173,10 +173,11 @@ def check_model(value: object, impressions: Impressions, name: str = "model") ->
     return model
 
 
-def check_cutoff(value: object) -> int:
-    k = check_count(value, "k")
+def check_cutoff(value: object, name: str = "k") -> int:
+    """A cut-off or number of positions: an integer of at least 1."""
+    k = check_count(value, name)
     if k < 1:
-        raise ValueError("k must be at least 1")
+        raise ValueError(f"{name} must be at least 1")
     return k
 
 

@@ -262,6 +262,6 @@ def _ips_weights(propensity: ArrayLike | None, k: int, max_weight: object) -> np
         raise ValueError(f"propensity must cover positions 1 to k ({k}), got {theta.size} positions")
     theta = theta[:k]
     if not (theta > 0).all():
-        raise ValueError(f"propensity must be positive at positions 1 to {k}, got {theta.tolist()}")
+        raise ValueError(f"propensity must be known and positive at positions 1 to {k}, got {theta.tolist()}")
     weight = np.minimum(1 / theta, float(max_weight))
     return np.stack([weight, theta * weight])

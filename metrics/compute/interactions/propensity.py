@@ -91,7 +91,7 @@ def intervention_harvesting(
     at more than one position (see the module docstring for the estimator). Impressions at positions beyond
     `n_positions` are not used."""
     impressions = check_impressions(impressions)
-    n_positions = check_cutoff(n_positions)
+    n_positions = check_cutoff(n_positions, "n_positions")
     resampling = Resampling.of(n_resamples, confidence, seed)
     cells = _cells(impressions, n_positions)
     first, second = _paired_cells(cells.item, cells.position)
@@ -131,7 +131,7 @@ def position_based_em(
     (see the module docstring), run until no relative propensity moves by more than `tol` in an iteration,
     or `max_iter` iterations. Intervals: EM on `n_resamples` bootstrap resamples of the queries."""
     impressions = check_impressions(impressions)
-    n_positions = check_cutoff(n_positions)
+    n_positions = check_cutoff(n_positions, "n_positions")
     resampling = Resampling.of(n_resamples, confidence, seed)
     max_iter = check_count(max_iter, "max_iter")
     if isinstance(tol, bool) or not isinstance(tol, int | float) or not tol > 0:
