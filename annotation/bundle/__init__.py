@@ -5,7 +5,6 @@ problem located (file, line, field) before anything is written, or writes everyt
 """
 
 from annotation.bundle.campaign import (
-    SETTING_DEFAULTS,
     CampaignBundle,
     DocumentRow,
     ModelRow,
@@ -20,7 +19,6 @@ from annotation.bundle.judgments import JudgmentRow, PreferenceRow, parse_judgme
 from annotation.bundle.reading import load_json
 
 __all__ = [
-    "SETTING_DEFAULTS",
     "CampaignBundle",
     "DocumentRow",
     "JudgmentRow",

@@ -5,45 +5,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from annotation.bundle.reading import Reader
+from annotation.campaign_settings import CAMPAIGN_SETTINGS, SETTING_NAMES, Kind, Setting
 from annotation.errors import InputError
 from annotation.errors import InputErrorCode as Code
-from annotation.models import (
-    Aggregation,
-    Document,
-    Gain,
-    GSBScale,
-    RankingModel,
-    TaskOrder,
-    Verdict,
-    default_cutoffs,
-    default_scale,
-)
+from annotation.models import Document, RankingModel, Verdict, default_scale
 from trec.files import RankedRun, TrecFormatError, read_run_ranked
-from trec.measures import parse_measure
 
-SETTING_DEFAULTS: dict[str, Any] = {
-    "overlap": 3,
-    "gsb_overlap": 3,
-    "pool_depth": 10,
-    "gsb_depth": 5,
-    "gsb_scale": GSBScale.THREE_POINT.value,
-    "auto_same_identical": True,
-    "cutoffs": None,  # default_cutoffs()
-    "gain": Gain.EXPONENTIAL.value,
-    "aggregation": Aggregation.MEAN.value,
-    "launch_min_gsb": 0.05,
-    "launch_alpha": 0.05,
-    "primary_measure": "nDCG@10",
-    "min_queries": 30,
-    "min_coverage": 0.9,
-    "task_order": TaskOrder.INTERLEAVED.value,
-    "flag_min_seconds": 2.0,
-    "flag_min_gold_accuracy": 0.5,
-    "reuse_labels": True,
-    "reuse_max_age_days": 0,
-    "repeat_rate": 0.05,
+# How `Reader.get` reads a setting of each plain kind: a number may be written as an integer.
+READ_AS: dict[Kind, type | tuple[type, ...]] = {
+    Kind.INTEGER: int,
+    Kind.NUMBER: (int, float),
+    Kind.BOOLEAN: bool,
 }
-POSITIVE_INT_SETTINGS = ("overlap", "gsb_overlap", "pool_depth", "gsb_depth")
 # A model name is part of page addresses and download file names: no `/`, `.`/`..`, quotes or line breaks.
 MODEL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+:@-]*\Z")
 GRADE_MIN, GRADE_MAX = -100, 100  # stored as a smallint; a scale has a handful of grades
@@ -113,63 +86,46 @@ def parse_scale(raw: Any, reader: Reader) -> list[dict]:
 
 
 def parse_settings(raw: Any, reader: Reader) -> dict[str, Any]:
+    """Every setting of `CAMPAIGN_SETTINGS`: the given ones checked against its type and range, the others
+    at their defaults."""
     raw = reader.obj(raw, "settings")
-    unknown = sorted(set(raw) - set(SETTING_DEFAULTS))
+    unknown = sorted(set(raw) - set(SETTING_NAMES))
     if unknown:
         raise reader.error(
-            Code.INVALID_VALUE, f"settings.{unknown[0]}", f"is not a setting ({', '.join(SETTING_DEFAULTS)})"
+            Code.INVALID_VALUE, f"settings.{unknown[0]}", f"is not a setting ({', '.join(SETTING_NAMES)})"
         )
-    settings = {key: raw.get(key, default) for key, default in SETTING_DEFAULTS.items()}
-    for key in POSITIVE_INT_SETTINGS:
-        value = reader.get(settings, key, f"settings.{key}", int)
-        if not 1 <= value <= 1000:
-            raise reader.error(Code.INVALID_VALUE, f"settings.{key}", "must be between 1 and 1000")
-    cutoffs = settings["cutoffs"] if settings["cutoffs"] is not None else default_cutoffs()
-    if not isinstance(cutoffs, list) or not cutoffs or not all(type(k) is int and k >= 1 for k in cutoffs):
-        raise reader.error(
-            Code.INVALID_VALUE, "settings.cutoffs", "must be a non-empty list of positive integers"
-        )
-    settings["cutoffs"] = sorted(set(cutoffs))
-    choices: dict[str, list] = {
-        "gain": Gain.values,
-        "aggregation": Aggregation.values,
-        "gsb_scale": GSBScale.values,
-        "task_order": TaskOrder.values,
-    }
-    for key, allowed in choices.items():
-        if settings[key] not in allowed:
-            raise reader.error(
-                Code.INVALID_VALUE, f"settings.{key}", f"must be one of {', '.join(map(str, allowed))}"
-            )
-    reader.get(settings, "auto_same_identical", "settings.auto_same_identical", bool)
-    reader.get(settings, "reuse_labels", "settings.reuse_labels", bool)
-    if not 0 <= reader.get(settings, "repeat_rate", "settings.repeat_rate", (int, float)) <= 0.5:
-        raise reader.error(Code.INVALID_VALUE, "settings.repeat_rate", "must be between 0 and 0.5")
-    if not 0 <= reader.get(settings, "reuse_max_age_days", "settings.reuse_max_age_days", int) <= 36500:
-        raise reader.error(
-            Code.INVALID_VALUE, "settings.reuse_max_age_days", "must be between 0 (any age) and 36500"
-        )
-    measure = reader.get(settings, "primary_measure", "settings.primary_measure", str)
-    try:
-        settings["primary_measure"] = str(parse_measure(measure))
-    except ValueError as exc:
-        raise reader.error(Code.INVALID_VALUE, "settings.primary_measure", str(exc)) from None
-    for key in ("launch_min_gsb", "launch_alpha"):
-        reader.get(settings, key, f"settings.{key}", (int, float))
-    if not -1 <= settings["launch_min_gsb"] <= 1:
-        raise reader.error(
-            Code.INVALID_VALUE, "settings.launch_min_gsb", "must be between -1 and 1 (GSB's range)"
-        )
-    if not 0 < settings["launch_alpha"] < 1:
-        raise reader.error(Code.INVALID_VALUE, "settings.launch_alpha", "must be between 0 and 1")
-    if not 1 <= reader.get(settings, "min_queries", "settings.min_queries", int) <= 100_000:
-        raise reader.error(Code.INVALID_VALUE, "settings.min_queries", "must be between 1 and 100000")
-    for key in ("min_coverage", "flag_min_gold_accuracy"):
-        if not 0 <= reader.get(settings, key, f"settings.{key}", (int, float)) <= 1:
-            raise reader.error(Code.INVALID_VALUE, f"settings.{key}", "must be between 0 and 1")
-    if not 0 <= reader.get(settings, "flag_min_seconds", "settings.flag_min_seconds", (int, float)) <= 3600:
-        raise reader.error(Code.INVALID_VALUE, "settings.flag_min_seconds", "must be between 0 and 3600")
-    return settings
+    values = {setting.name: raw.get(setting.name, setting.default_value) for setting in CAMPAIGN_SETTINGS}
+    return {setting.name: _parse_setting(setting, values, reader) for setting in CAMPAIGN_SETTINGS}
+
+
+def _parse_setting(setting: Setting, values: dict[str, Any], reader: Reader) -> Any:
+    name, path = setting.name, f"settings.{setting.name}"
+    if setting.choices is not None:
+        allowed = setting.choices.values
+        if values[name] not in allowed:
+            raise reader.error(Code.INVALID_VALUE, path, f"must be one of {', '.join(map(str, allowed))}")
+        return allowed[allowed.index(values[name])]  # 3.0 is stored as the choice 3
+    if setting.kind is Kind.CUTOFFS:
+        cutoffs = setting.default_value if values[name] is None else values[name]
+        if (
+            not isinstance(cutoffs, list)
+            or not cutoffs
+            or not all(type(k) is int and k >= 1 for k in cutoffs)
+        ):
+            raise reader.error(Code.INVALID_VALUE, path, "must be a non-empty list of positive integers")
+        return setting.normal(cutoffs)
+    if setting.kind is Kind.MEASURE:
+        try:
+            measure = setting.normal(reader.get(values, name, path, str))
+        except ValueError as exc:
+            raise reader.error(Code.INVALID_VALUE, path, str(exc)) from None
+        if setting.max_length is not None and len(measure) > setting.max_length:
+            raise reader.error(Code.INVALID_VALUE, path, f"is longer than {setting.max_length} characters")
+        return measure
+    value = reader.get(values, name, path, READ_AS[setting.kind])
+    if not setting.in_range(value):
+        raise reader.error(Code.INVALID_VALUE, path, f"must be between {setting.range_text}")
+    return value
 
 
 CAMPAIGN_TEXTS = ("description", "guidelines")

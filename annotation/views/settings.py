@@ -6,7 +6,8 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods, require_POST
 
-from annotation.bundle import SETTING_DEFAULTS, parse_campaign_change
+from annotation.bundle import parse_campaign_change
+from annotation.campaign_settings import SETTING_NAMES, setting_values
 from annotation.errors import InputError
 from annotation.forms import CampaignArchiveForm, CampaignSettingsForm, ExclusionForm, form_errors_text
 from annotation.models import Campaign
@@ -23,14 +24,13 @@ def campaign_settings(request, campaign_id: int):
     campaign = get_object_or_404(Campaign, pk=campaign_id)
     view = campaign_settings_view(campaign=campaign)
     initial = {
-        key: getattr(campaign, key) for key in (*SETTING_DEFAULTS, *CampaignSettingsForm.OUTSIDE_SETTINGS)
+        key: getattr(campaign, key) for key in (*SETTING_NAMES, *CampaignSettingsForm.OUTSIDE_SETTINGS)
     }
     initial["cutoffs"] = ", ".join(map(str, campaign.cutoffs))
     form = CampaignSettingsForm(request.POST or None, initial=initial, scale_locked=view.scale_locked)
     if request.method == "POST" and form.is_valid():
-        current = {key: getattr(campaign, key) for key in SETTING_DEFAULTS}
         try:
-            changes = parse_campaign_change(form.change(), current, "settings")
+            changes = parse_campaign_change(form.change(), setting_values(campaign), "settings")
             campaign = campaign_change(campaign=campaign, changes=changes)
         except InputError as error:
             form.add_error(None, str(error))

@@ -7,7 +7,8 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from annotation.bundle import SETTING_DEFAULTS, JudgmentRow, PreferenceRow
+from annotation.bundle import JudgmentRow, PreferenceRow
+from annotation.campaign_settings import SETTING_NAMES
 from annotation.errors import TaskError, TaskErrorCode
 from annotation.models import AnnotatorExclusion, Judgment, RelevanceTask
 from annotation.services.assignment import task_next
@@ -28,7 +29,7 @@ def settings_post(campaign, **changes) -> dict:
         "cutoffs": ", ".join(map(str, campaign.cutoffs)),
         **{
             key: getattr(campaign, key)
-            for key in SETTING_DEFAULTS
+            for key in SETTING_NAMES
             if key not in ("cutoffs", "auto_same_identical", "reuse_labels")
         },
     }

@@ -146,6 +146,7 @@ def test_manager_changes_settings_and_a_deeper_pool_adds_tasks(manager, campaign
         ({"settings": {"task_order": "random"}}, "settings.task_order"),
         ({"settings": {"launch_min_gsb": 2}}, "settings.launch_min_gsb"),
         ({"settings": {"primary_measure": "nDCG@0"}}, "settings.primary_measure"),
+        ({"settings": {"primary_measure": "nDCG@" + "9" * 30}}, "settings.primary_measure"),  # too long
         ({"name": "renamed"}, "name"),
         ({"guidelines": 3}, "guidelines"),
         ([1, 2], "(top level)"),

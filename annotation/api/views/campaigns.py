@@ -27,7 +27,8 @@ from annotation.api.serializers import (
     RunUploadedSerializer,
     RunUploadSerializer,
 )
-from annotation.bundle import SETTING_DEFAULTS, load_run, parse_bundle, parse_campaign_change
+from annotation.bundle import load_run, parse_bundle, parse_campaign_change
+from annotation.campaign_settings import setting_values
 from annotation.errors import InputError, InputErrorCode
 from annotation.models import Campaign, RankingModel
 from annotation.previews import import_preview, model_names_in
@@ -136,8 +137,7 @@ class CampaignDetailView(BodyLimitMixin, APIView):
     )
     def patch(self, request, campaign_id: int):
         campaign = campaign_or_404(campaign_id)
-        current = {key: getattr(campaign, key) for key in SETTING_DEFAULTS}
-        changes = parse_campaign_change(request.data, current, "request")
+        changes = parse_campaign_change(request.data, setting_values(campaign), "request")
         campaign = campaign_change(campaign=campaign, changes=changes)
         names = campaign_selectors.ranking_model_list(campaign=campaign).values_list("name", flat=True)
         context = {"warnings": model_names_in([("guidelines", campaign.guidelines)], list(names))}

@@ -1,0 +1,296 @@
+"""Every campaign setting, declared once: its type, default, allowed values, label, meaning, when it locks and
+whether the launch report shows it.
+
+The bundle parser (`bundle/campaign.py`), the settings page's form, the API's serializers (and so the OpenAPI
+schema), the launch report's settings, the locks `campaign_change` keeps and the README's table are read from
+`CAMPAIGN_SETTINGS`; the `Campaign` model's fields are checked against it by
+`tests/annotation/test_settings_table.py`. A new setting is an entry here, a field on `Campaign` (and its
+migration), and the code that uses it.
+"""
+
+import enum
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from django.db.models import Choices
+
+from annotation.choices import Aggregation, Gain, GSBScale, TaskOrder, default_cutoffs
+from trec.measures import parse_measure
+
+
+class Kind(enum.Enum):
+    """What a setting's value is; the value is the README's name of the type."""
+
+    INTEGER = "integer"
+    NUMBER = "number"  # an integer or a float
+    BOOLEAN = "boolean"
+    CHOICE = "choice"  # one of `Setting.choices`' values
+    CUTOFFS = "list of integers"  # non-empty, each at least 1; kept sorted, without repeats
+    MEASURE = "measure name"  # read by `trec.measures.parse_measure`, kept in its canonical spelling
+
+
+class Lock(enum.Enum):
+    """When a setting stops changing; the value says it for the README."""
+
+    NEVER = "never"
+    GRADED = "once anything is graded"
+    SIDE_BY_SIDE = "once a side-by-side task was handed out"
+
+
+# The scale is not a setting (it is a campaign's own field), but it locks as one would.
+SCALE_LOCK = Lock.GRADED
+
+
+@dataclass(frozen=True)
+class Setting:
+    name: str
+    kind: Kind
+    default: Any  # a value, or (as Django's `default=`) a function returning a fresh one
+    label: str  # the settings page's label
+    help: str  # what it means: the API schema's and the README's description
+    low: float | None = None  # the allowed range, both ends included unless `open`
+    high: float | None = None
+    open: bool = False
+    low_meaning: str = ""  # what the low end means, said in the range's error: "0 (any age)"
+    range_note: str = ""  # said after the range in its error: "(GSB's range)"
+    choices: type[Choices] | None = None
+    max_length: int | None = None
+    locks: Lock = Lock.NEVER
+    report: bool = False  # the launch report's settings show it
+
+    @property
+    def default_value(self) -> Any:
+        return self.default() if callable(self.default) else self.default
+
+    @property
+    def type_name(self) -> str:
+        """The JSON type a bundle gives it in: a choice is an integer or a string, as its values are."""
+        if self.choices is not None:
+            return "integer" if isinstance(self.choices.values[0], int) else "string"
+        return self.kind.value
+
+    @property
+    def range_text(self) -> str:
+        """The range as its error says it: `1 and 1000`, `0 (any age) and 36500`, `-1 and 1 (GSB's range)`."""
+        low = f"{self.low} ({self.low_meaning})" if self.low_meaning else f"{self.low}"
+        return f"{low} and {self.high}" + (f" ({self.range_note})" if self.range_note else "")
+
+    def in_range(self, value: float) -> bool:
+        if self.low is None or self.high is None:
+            return True
+        return self.low < value < self.high if self.open else self.low <= value <= self.high
+
+    def normal(self, value: Any) -> Any:
+        """A valid value in the one spelling it is stored and reported in."""
+        return _NORMAL.get(self.kind, _same)(value)
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+_NORMAL: dict[Kind, Callable[[Any], Any]] = {
+    Kind.CUTOFFS: lambda cutoffs: sorted(set(cutoffs)),
+    Kind.MEASURE: lambda name: str(parse_measure(name)),
+}
+
+CAMPAIGN_SETTINGS: tuple[Setting, ...] = (
+    Setting(
+        "overlap",
+        Kind.INTEGER,
+        3,
+        "Annotators per relevance task",
+        "Annotators per relevance task.",
+        low=1,
+        high=1000,
+        report=True,
+    ),
+    Setting(
+        "gsb_overlap",
+        Kind.INTEGER,
+        3,
+        "Annotators per side-by-side task",
+        "Annotators per side-by-side task.",
+        low=1,
+        high=1000,
+        report=True,
+    ),
+    Setting(
+        "pool_depth",
+        Kind.INTEGER,
+        10,
+        "Pool depth (top-k of every model graded)",
+        "Top-k of every model pooled for grading.",
+        low=1,
+        high=1000,
+        report=True,
+    ),
+    Setting(
+        "gsb_depth",
+        Kind.INTEGER,
+        5,
+        "Side-by-side depth (results shown per list)",
+        "Results of each model shown side by side.",
+        low=1,
+        high=1000,
+        locks=Lock.SIDE_BY_SIDE,
+        report=True,
+    ),
+    Setting(
+        "gsb_scale",
+        Kind.CHOICE,
+        GSBScale.THREE_POINT.value,
+        "Side-by-side scale",
+        "How many points a side-by-side verdict has: 3 (better, same, worse) or 5 (much or slightly better, "
+        "same, slightly or much worse).",
+        choices=GSBScale,
+        locks=Lock.SIDE_BY_SIDE,
+        report=True,
+    ),
+    Setting(
+        "auto_same_identical",
+        Kind.BOOLEAN,
+        True,
+        "Identical lists count as Same unasked",
+        "Record a side-by-side task as Same without asking when both lists are identical.",
+        report=True,
+    ),
+    Setting(
+        "task_order",
+        Kind.CHOICE,
+        TaskOrder.INTERLEAVED.value,
+        "Task order",
+        "Which kind of task an annotator is handed first; `interleaved` draws it at each hand-out, so "
+        "side-by-side verdicts arrive from the first minutes.",
+        choices=TaskOrder,
+    ),
+    Setting(
+        "aggregation",
+        Kind.CHOICE,
+        Aggregation.MEAN.value,
+        "Aggregation of grades",
+        "How the grades of a relevance task become its one label.",
+        choices=Aggregation,
+        report=True,
+    ),
+    Setting(
+        "gain",
+        Kind.CHOICE,
+        Gain.EXPONENTIAL.value,
+        "Gain",
+        "A grade's gain in DCG: 2^grade − 1 (exponential) or the grade itself (linear).",
+        choices=Gain,
+        report=True,
+    ),
+    Setting(
+        "cutoffs",
+        Kind.CUTOFFS,
+        default_cutoffs,
+        "nDCG cut-offs",
+        "The k of every reported nDCG@k.",
+        report=True,
+    ),
+    Setting(
+        "primary_measure",
+        Kind.MEASURE,
+        "nDCG@10",
+        "Primary measure",
+        "Decides when there are no side-by-side judgments.",
+        max_length=32,
+        report=True,
+    ),
+    Setting(
+        "launch_min_gsb",
+        Kind.NUMBER,
+        0.05,
+        "Smallest GSB that may launch",
+        "Smallest GSB that may launch.",
+        low=-1,
+        high=1,
+        range_note="GSB's range",
+        report=True,
+    ),
+    Setting(
+        "launch_alpha",
+        Kind.NUMBER,
+        0.05,
+        "Significance level",
+        "Significance level of the guarded measures.",
+        low=0,
+        high=1,
+        open=True,
+        report=True,
+    ),
+    Setting(
+        "min_queries",
+        Kind.INTEGER,
+        30,
+        "Queries with complete side-by-side judgments before a decision",
+        "Queries with complete side-by-side judgments needed before a decision.",
+        low=1,
+        high=100_000,
+        report=True,
+    ),
+    Setting(
+        "min_coverage",
+        Kind.NUMBER,
+        0.9,
+        "Share of tasks complete before a decision",
+        "Share of side-by-side and of relevance tasks complete at their overlap before a decision.",
+        low=0,
+        high=1,
+        report=True,
+    ),
+    Setting(
+        "repeat_rate",
+        Kind.NUMBER,
+        0.05,
+        "Share of tasks shown again to measure consistency (0 to 0.5)",
+        "Share of an annotator's tasks shown to them again later, to measure consistency.",
+        low=0,
+        high=0.5,
+    ),
+    Setting(
+        "reuse_labels",
+        Kind.BOOLEAN,
+        True,
+        "Reuse labels of earlier campaigns of the standard",
+        "Count earlier campaigns' labels of its standard.",
+    ),
+    Setting(
+        "reuse_max_age_days",
+        Kind.INTEGER,
+        0,
+        "Oldest reused label (days; 0: any)",
+        "Oldest reused label, in days; 0: any.",
+        low=0,
+        high=36500,
+        low_meaning="any age",
+    ),
+    Setting(
+        "flag_min_seconds",
+        Kind.NUMBER,
+        2.0,
+        "Flag annotators with a median below (seconds a label)",
+        "Flag a median below this many seconds a label.",
+        low=0,
+        high=3600,
+    ),
+    Setting(
+        "flag_min_gold_accuracy",
+        Kind.NUMBER,
+        0.5,
+        "Flag annotators with gold accuracy below",
+        "Flag exact gold accuracy below this.",
+        low=0,
+        high=1,
+    ),
+)
+SETTINGS_BY_NAME: dict[str, Setting] = {setting.name: setting for setting in CAMPAIGN_SETTINGS}
+SETTING_NAMES: tuple[str, ...] = tuple(SETTINGS_BY_NAME)
+
+
+def setting_values(campaign: Any) -> dict[str, Any]:
+    """A campaign's settings by name, as `parse_campaign_change` takes them."""
+    return {name: getattr(campaign, name) for name in SETTING_NAMES}
