@@ -6,7 +6,8 @@ from django import forms
 from django.conf import settings
 from django.contrib.auth.forms import AuthenticationForm
 
-from annotation.models import Aggregation, Gain, GSBScale, SkipReason, TaskOrder
+from annotation.campaign_settings import CAMPAIGN_SETTINGS, Kind, Setting
+from annotation.models import SkipReason
 from annotation.roles import Role
 from annotation.selectors.people import campaign_member_candidates
 from annotation.selectors.review import QueueState
@@ -153,17 +154,48 @@ class ReviewQueueForm(forms.Form):
         return kind_named(self.cleaned_data["kind"]) if self.cleaned_data["kind"] else None
 
 
-def _cutoff_list(text: str) -> list[int]:
-    try:
-        return [int(part) for part in text.replace(",", " ").split()]
-    except ValueError:
-        raise forms.ValidationError("whole numbers separated by commas, e.g. 1, 3, 5, 10") from None
+class CutoffsField(forms.Field):
+    """Cut-offs typed as `1, 3, 5, 10`; whether they are positive is the bundle parser's call."""
+
+    widget = forms.TextInput
+
+    def to_python(self, value) -> list[int]:
+        if isinstance(value, list):
+            return value
+        try:
+            return [int(part) for part in (value or "").replace(",", " ").split()]
+        except ValueError:
+            raise forms.ValidationError("whole numbers separated by commas, e.g. 1, 3, 5, 10") from None
+
+    def prepare_value(self, value):
+        return ", ".join(map(str, value)) if isinstance(value, list) else value
+
+
+def setting_form_field(setting: Setting) -> forms.Field:
+    """A setting's field on the settings page: parsed to the type the bundle's `settings` hold, without its
+    range (the bundle parser checks that, with the API's messages)."""
+    label = setting.label
+    if setting.choices is not None:
+        if setting.type_name == "integer":
+            return forms.TypedChoiceField(choices=setting.choices.choices, coerce=int, label=label)
+        return forms.ChoiceField(choices=setting.choices.choices, label=label)
+    match setting.kind:
+        case Kind.INTEGER:
+            return forms.IntegerField(label=label)
+        case Kind.NUMBER:
+            return forms.FloatField(label=label)
+        case Kind.BOOLEAN:
+            return forms.BooleanField(required=False, label=label)
+        case Kind.CUTOFFS:
+            return CutoffsField(label=label)
+        case _:  # a measure name
+            return forms.CharField(max_length=setting.max_length, label=label)
 
 
 class CampaignSettingsForm(forms.Form):
-    """The settings page: fields parsed to the types the bundle's `settings` hold; their ranges and the
-    rules on what may still change are checked by `parse_campaign_change` and `campaign_change`, as for the
-    API."""
+    """The settings page: the texts, the scale and a field per setting of `CAMPAIGN_SETTINGS`; their ranges
+    and the rules on what may still change are checked by `parse_campaign_change` and `campaign_change`, as
+    for the API."""
 
     description = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
     guidelines = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 6}))
@@ -171,37 +203,13 @@ class CampaignSettingsForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 8, "class": "mono"}),
         help_text='A list of {"value", "label", "description"}; locked once anything is graded.',
     )
-    overlap = forms.IntegerField(label="Annotators per relevance task")
-    gsb_overlap = forms.IntegerField(label="Annotators per side-by-side task")
-    pool_depth = forms.IntegerField(label="Pool depth (top-k of every model graded)")
-    gsb_depth = forms.IntegerField(label="Side-by-side depth (results shown per list)")
-    gsb_scale = forms.TypedChoiceField(choices=GSBScale.choices, coerce=int, label="Side-by-side scale")
-    auto_same_identical = forms.BooleanField(required=False, label="Identical lists count as Same unasked")
-    task_order = forms.ChoiceField(choices=TaskOrder.choices, label="Task order")
-    cutoffs = forms.CharField(label="nDCG cut-offs")
-    gain = forms.ChoiceField(choices=Gain.choices)
-    aggregation = forms.ChoiceField(choices=Aggregation.choices, label="Aggregation of grades")
-    primary_measure = forms.CharField(max_length=32, label="Primary measure")
-    launch_min_gsb = forms.FloatField(label="Smallest GSB that may launch")
-    launch_alpha = forms.FloatField(label="Significance level")
-    min_queries = forms.IntegerField(label="Queries with complete side-by-side judgments before a decision")
-    min_coverage = forms.FloatField(label="Share of tasks complete before a decision")
-    repeat_rate = forms.FloatField(label="Share of tasks shown again to measure consistency (0 to 0.5)")
-    reuse_labels = forms.BooleanField(
-        required=False, label="Reuse labels of earlier campaigns of the standard"
-    )
-    reuse_max_age_days = forms.IntegerField(label="Oldest reused label (days; 0: any)")
-    flag_min_seconds = forms.FloatField(label="Flag annotators with a median below (seconds a label)")
-    flag_min_gold_accuracy = forms.FloatField(label="Flag annotators with gold accuracy below")
 
     OUTSIDE_SETTINGS = ("description", "guidelines", "scale")
 
     def __init__(self, *args, scale_locked: bool, **kwargs):
         super().__init__(*args, **kwargs)
+        self.fields.update((setting.name, setting_form_field(setting)) for setting in CAMPAIGN_SETTINGS)
         self.fields["scale"].disabled = scale_locked  # a disabled field keeps its initial value
-
-    def clean_cutoffs(self) -> list[int]:
-        return _cutoff_list(self.cleaned_data["cutoffs"])
 
     def change(self) -> dict:
         """What was changed, in the shape `parse_campaign_change` reads."""

@@ -7,7 +7,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation.bundle import parse_campaign_change
-from annotation.campaign_settings import SETTING_NAMES, setting_values
+from annotation.campaign_settings import setting_values
 from annotation.errors import InputError
 from annotation.forms import CampaignArchiveForm, CampaignSettingsForm, ExclusionForm, form_errors_text
 from annotation.models import Campaign
@@ -23,10 +23,8 @@ from annotation.services.exclusions import annotator_exclude, annotator_reinstat
 def campaign_settings(request, campaign_id: int):
     campaign = get_object_or_404(Campaign, pk=campaign_id)
     view = campaign_settings_view(campaign=campaign)
-    initial = {
-        key: getattr(campaign, key) for key in (*SETTING_NAMES, *CampaignSettingsForm.OUTSIDE_SETTINGS)
-    }
-    initial["cutoffs"] = ", ".join(map(str, campaign.cutoffs))
+    initial = {key: getattr(campaign, key) for key in CampaignSettingsForm.OUTSIDE_SETTINGS}
+    initial.update(setting_values(campaign))
     form = CampaignSettingsForm(request.POST or None, initial=initial, scale_locked=view.scale_locked)
     if request.method == "POST" and form.is_valid():
         try:

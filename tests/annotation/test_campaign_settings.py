@@ -8,7 +8,7 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from annotation.bundle import JudgmentRow, PreferenceRow
-from annotation.campaign_settings import SETTING_NAMES
+from annotation.campaign_settings import CAMPAIGN_SETTINGS, SETTING_NAMES, Kind, Setting
 from annotation.errors import TaskError, TaskErrorCode
 from annotation.models import AnnotatorExclusion, Judgment, RelevanceTask
 from annotation.services.assignment import task_next
@@ -54,6 +54,41 @@ def test_settings_are_saved_and_checked_as_by_the_api(manager, campaign):
     assert manager.post(url, settings_post(campaign, primary_measure="nDCG@x")).status_code == 200
     campaign.refresh_from_db()
     assert campaign.launch_min_gsb == 0.05 and campaign.cutoffs == [1, 5]
+
+
+def _another_value(setting: Setting, current):
+    """A valid value of the setting other than `current`."""
+    if setting.choices is not None:
+        candidates = setting.choices.values
+    elif setting.kind is Kind.BOOLEAN:
+        candidates = [not current]
+    elif setting.kind is Kind.CUTOFFS:
+        candidates = [[2, 4], [3]]
+    elif setting.kind is Kind.MEASURE:
+        candidates = ["AP", "RR"]
+    elif setting.kind is Kind.INTEGER:
+        candidates = [setting.low + 1, setting.low + 2]
+    else:
+        candidates = [(setting.low + setting.high) / 2, (setting.low + setting.high) / 4]
+    return next(value for value in candidates if value != current)
+
+
+def test_every_setting_of_the_table_is_changed_on_the_page(manager, campaign):
+    wanted = {
+        setting.name: _another_value(setting, getattr(campaign, setting.name))
+        for setting in CAMPAIGN_SETTINGS
+    }
+    data = settings_post(campaign)
+    for name, value in wanted.items():
+        if isinstance(value, bool):
+            data.pop(name, None)
+            data.update({name: "on"} if value else {})
+        else:
+            data[name] = ", ".join(map(str, value)) if isinstance(value, list) else str(value)
+    url = reverse("annotation:campaign_settings", args=[campaign.pk])
+    assert manager.post(url, data).status_code == 302
+    campaign.refresh_from_db()
+    assert {name: getattr(campaign, name) for name in wanted} == wanted
 
 
 def test_the_scale_changes_until_something_is_graded(manager, campaign, make_user):
