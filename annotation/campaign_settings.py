@@ -31,11 +31,11 @@ class Kind(enum.Enum):
 
 
 class Lock(enum.Enum):
-    """When a setting stops changing; the value says it for the README."""
+    """When a setting stops changing; the value says it in a sentence (the API schema's and the README's)."""
 
-    NEVER = "never"
-    GRADED = "once anything is graded"
-    SIDE_BY_SIDE = "once a side-by-side task was handed out"
+    NEVER = "Changes at any time."
+    GRADED = "Fixed once anything is graded."
+    SIDE_BY_SIDE = "Fixed once a side-by-side task was handed out or judged."
 
 
 # The scale is not a setting (it is a campaign's own field), but it locks as one would.

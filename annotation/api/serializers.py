@@ -1,7 +1,10 @@
 """Parsing requests and shaping responses; no rules here (they live in the services)."""
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from annotation.bundle.campaign import GRADE_LABEL_MAX_LENGTH, GRADE_MAX, GRADE_MIN
+from annotation.campaign_settings import CAMPAIGN_SETTINGS, SCALE_LOCK, SETTING_NAMES, Kind, Lock, Setting
 from annotation.models import Campaign, LabelRevision, Query, RankingModel, SkipReason, Verdict
 from annotation.services.labels import SIDES
 from annotation.task_kinds import KIND_NAMES, assignment_task
@@ -94,6 +97,37 @@ class AdjudicationRequestSerializer(serializers.Serializer):
 # --- Campaigns --------------------------------------------------------------------------------------------
 
 
+def setting_serializer_field(setting: Setting, *, request: bool = False) -> serializers.Field:
+    """A campaign setting as the API reads and writes it, typed from `CAMPAIGN_SETTINGS`: the schema gets
+    its type, range or choices and meaning. In a request every setting is optional and a number is a JSON
+    number (as the bundle parser reads it)."""
+    help_text = setting.help if setting.locks is Lock.NEVER else f"{setting.help} {setting.locks.value}"
+    options: dict = {"help_text": help_text, **({"required": False} if request else {})}
+    integer = StrictIntegerField if request else serializers.IntegerField
+    if setting.choices is not None:
+        return serializers.ChoiceField(choices=setting.choices.choices, **options)
+    match setting.kind:
+        case Kind.INTEGER:
+            return integer(min_value=setting.low, max_value=setting.high, **options)
+        case Kind.NUMBER:
+            number = (StrictFloatField if request else serializers.FloatField)(**options)
+            # Both ends of a range are in the schema; an open range's are excluded, which DRF cannot say.
+            return extend_schema_field(_number_schema(setting))(number)
+        case Kind.BOOLEAN:
+            return serializers.BooleanField(**options)
+        case Kind.CUTOFFS:
+            return serializers.ListField(child=integer(min_value=1), min_length=1, **options)
+        case _:  # a measure name
+            return (StrictCharField if request else serializers.CharField)(
+                max_length=setting.max_length, **options
+            )
+
+
+def _number_schema(setting: Setting) -> dict:
+    schema = {"type": "number", "format": "double", "minimum": setting.low, "maximum": setting.high}
+    return {**schema, "exclusiveMinimum": True, "exclusiveMaximum": True} if setting.open else schema
+
+
 class GradeSerializer(serializers.Serializer):
     value = serializers.IntegerField()
     label = serializers.CharField()
@@ -146,28 +180,14 @@ class CampaignReviewSerializer(CampaignDetailSerializer):
             "description",
             "standard",
             "models",
-            "overlap",
-            "gsb_overlap",
-            "pool_depth",
-            "gsb_depth",
-            "gsb_scale",
-            "auto_same_identical",
-            "cutoffs",
-            "gain",
-            "aggregation",
-            "launch_min_gsb",
-            "launch_alpha",
-            "primary_measure",
-            "min_queries",
-            "min_coverage",
-            "task_order",
-            "flag_min_seconds",
-            "flag_min_gold_accuracy",
-            "repeat_rate",
-            "reuse_labels",
-            "reuse_max_age_days",
+            *SETTING_NAMES,
             "archived_at",
         ]
+
+    def get_fields(self):
+        fields = super().get_fields()
+        fields.update((setting.name, setting_serializer_field(setting)) for setting in CAMPAIGN_SETTINGS)
+        return fields
 
 
 class CampaignChangedSerializer(CampaignReviewSerializer):
@@ -181,6 +201,33 @@ class CampaignChangedSerializer(CampaignReviewSerializer):
 
     def get_warnings(self, campaign) -> list[str]:
         return self.context.get("warnings", [])
+
+
+class GradeChangeSerializer(serializers.Serializer):
+    value = StrictIntegerField(min_value=GRADE_MIN, max_value=GRADE_MAX)
+    label = StrictCharField(max_length=GRADE_LABEL_MAX_LENGTH)
+    description = StrictCharField(required=False, allow_blank=True)
+
+
+class CampaignSettingsChangeSerializer(serializers.Serializer):
+    """Any of the campaign's settings; the ones not given stay."""
+
+    def get_fields(self):
+        return {
+            setting.name: setting_serializer_field(setting, request=True) for setting in CAMPAIGN_SETTINGS
+        }
+
+
+# The body's schema: the view reads the body with `bundle.parse_campaign_change`, as a bundle is read.
+class CampaignChangeSerializer(serializers.Serializer):
+    """A change to a campaign: its texts, its scale, any of its settings; what is not given stays."""
+
+    description = StrictCharField(required=False, allow_blank=True)
+    guidelines = StrictCharField(required=False, allow_blank=True)
+    scale = GradeChangeSerializer(
+        many=True, required=False, min_length=2, help_text=f"Its grades, at least two. {SCALE_LOCK.value}"
+    )
+    settings = CampaignSettingsChangeSerializer(required=False)
 
 
 class QuerySerializer(serializers.ModelSerializer):

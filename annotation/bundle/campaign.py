@@ -20,6 +20,7 @@ READ_AS: dict[Kind, type | tuple[type, ...]] = {
 # A model name is part of page addresses and download file names: no `/`, `.`/`..`, quotes or line breaks.
 MODEL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+:@-]*\Z")
 GRADE_MIN, GRADE_MAX = -100, 100  # stored as a smallint; a scale has a handful of grades
+GRADE_LABEL_MAX_LENGTH = 60
 
 
 @dataclass(frozen=True)
@@ -79,7 +80,7 @@ def parse_scale(raw: Any, reader: Reader) -> list[dict]:
         if value in seen:
             raise reader.error(Code.DUPLICATE_ID, f"{path}.value", f"grade {value} appears twice")
         seen.add(value)
-        label = reader.text(grade, "label", f"{path}.label", max_length=60)
+        label = reader.text(grade, "label", f"{path}.label", max_length=GRADE_LABEL_MAX_LENGTH)
         description = reader.text(grade, "description", f"{path}.description", required=False)
         scale.append({"value": value, "label": label, "description": description})
     return sorted(scale, key=lambda grade: grade["value"])

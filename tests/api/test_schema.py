@@ -14,6 +14,7 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
+from annotation.campaign_settings import CAMPAIGN_SETTINGS, SETTING_NAMES, Lock
 from annotation.services.assignment import task_next
 from config.wsgi import application
 
@@ -47,6 +48,39 @@ def api_world(_keep_connection, campaign, django_user_model):
 def test_the_schema_is_served_and_valid(client):
     response = client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
     assert response.status_code == 200 and response.json()["openapi"].startswith("3.")
+
+
+JSON_TYPES = {"list of integers": "array", "measure name": "string"}  # the table's other names are JSON's
+
+
+def _component(document: dict, schema: dict) -> dict:
+    """A schema with its `$ref` (or a one-item `allOf` of one) followed into the components."""
+    ref = schema.get("$ref") or (schema.get("allOf") or [{}])[0].get("$ref")
+    return document["components"]["schemas"][ref.rpartition("/")[2]] if ref else schema
+
+
+def test_the_schema_types_every_setting_as_the_table_says(client):
+    document = client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").json()
+    components = document["components"]["schemas"]
+    change = components["PatchedCampaignChange"]["properties"]["settings"]
+    review, request = components["CampaignReview"], _component(document, change)
+    assert set(SETTING_NAMES) <= set(review["required"]) and "required" not in request  # a change names any
+    for body in (review, request):
+        for setting in CAMPAIGN_SETTINGS:
+            field = body["properties"][setting.name]
+            assert field["description"].startswith(setting.help)
+            assert (setting.locks.value in field["description"]) == (setting.locks is not Lock.NEVER)
+            typed = _component(document, field)
+            assert typed["type"] == JSON_TYPES.get(setting.type_name, setting.type_name)
+            if setting.choices is not None:
+                assert typed["enum"] == setting.choices.values
+            if setting.low is not None:
+                assert (typed["minimum"], typed["maximum"]) == (setting.low, setting.high)
+                assert (
+                    typed.get("exclusiveMinimum", False)
+                    == typed.get("exclusiveMaximum", False)
+                    == setting.open
+                )
 
 
 @schema.parametrize()

@@ -17,6 +17,7 @@ from annotation.api.parsers import BoundedJSONParser
 from annotation.api.permissions import IsManager, IsReviewer
 from annotation.api.serializers import (
     CampaignChangedSerializer,
+    CampaignChangeSerializer,
     CampaignDetailSerializer,
     CampaignProgressSerializer,
     CampaignReviewListSerializer,
@@ -128,12 +129,12 @@ class CampaignDetailView(BodyLimitMixin, APIView):
 
     @extend_schema(
         tags=["campaigns"],
-        request=OpenApiTypes.OBJECT,
+        request=CampaignChangeSerializer,
         responses={200: CampaignChangedSerializer},
         examples=[OpenApiExample("change", value=CHANGE_EXAMPLE, request_only=True)],
-        description="Managers: change `description`, `guidelines` and any of the bundle's `settings`, all "
-        "checked as on import. A deeper `pool_depth` pools new tasks; `gsb_depth` and `gsb_scale` are fixed "
-        "once side-by-side tasks were handed out.",
+        description="Managers: change `description`, `guidelines`, `scale` and any of the bundle's "
+        "`settings`, all checked as on import; the scale and some settings are fixed once labelling began, "
+        "as each one's description says. A deeper `pool_depth` pools new tasks.",
     )
     def patch(self, request, campaign_id: int):
         campaign = campaign_or_404(campaign_id)
