@@ -15,7 +15,8 @@ def report_json(report: LaunchReport) -> str:
     return json.dumps(report_data(report), ensure_ascii=False, allow_nan=False)
 
 
-# What the CSV's leading `field,value` section holds, as paths into the JSON report.
+# The settings the CSV's leading `field,value` section repeats (the rule and the aggregation), in its order:
+# each is one the JSON report's `settings` hold (`CAMPAIGN_SETTINGS`' `report`).
 CSV_SETTINGS = (
     "aggregation",
     "launch_min_gsb",

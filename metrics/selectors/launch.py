@@ -15,6 +15,7 @@ from django.db.models import Count
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
+from annotation.campaign_settings import CAMPAIGN_SETTINGS
 from annotation.models import Campaign, Judgment, Preference, RankingModel
 from annotation.selectors.campaigns import campaign_progress, models_without_rankings
 from annotation.selectors.exclusions import ExclusionView, campaign_exclusions
@@ -141,22 +142,12 @@ def ranking_settings(campaign: Campaign) -> RankingSettings:
 
 
 def report_settings(campaign: Campaign) -> dict:
+    """The scale, then every setting `CAMPAIGN_SETTINGS` shows in the report, in its order and spelling."""
+    scale = [{"value": grade["value"], "label": grade["label"]} for grade in campaign.scale]
+    shown = (setting for setting in CAMPAIGN_SETTINGS if setting.report)
     return {
-        "scale": [{"value": grade["value"], "label": grade["label"]} for grade in campaign.scale],
-        "overlap": campaign.overlap,
-        "gsb_overlap": campaign.gsb_overlap,
-        "pool_depth": campaign.pool_depth,
-        "gsb_depth": campaign.gsb_depth,
-        "gsb_scale": campaign.gsb_scale,
-        "auto_same_identical": campaign.auto_same_identical,
-        "aggregation": campaign.aggregation,
-        "gain": campaign.gain,
-        "cutoffs": sorted(campaign.cutoffs),
-        "primary_measure": str(parse_measure(campaign.primary_measure)),
-        "launch_min_gsb": campaign.launch_min_gsb,
-        "launch_alpha": campaign.launch_alpha,
-        "min_queries": campaign.min_queries,
-        "min_coverage": campaign.min_coverage,
+        "scale": scale,
+        **{setting.name: setting.normal(getattr(campaign, setting.name)) for setting in shown},
     }
 
 

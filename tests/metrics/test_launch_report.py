@@ -10,11 +10,13 @@ from django.core.management import CommandError, call_command
 from django.db import transaction
 
 from annotation.bundle import JudgmentRow, PreferenceRow, parse_bundle
+from annotation.campaign_settings import CAMPAIGN_SETTINGS, SETTINGS_BY_NAME
 from annotation.models import Adjudication, Campaign, SideBySideTask
 from annotation.services.campaigns import campaign_import
 from annotation.services.demo import DEMO_NAME
 from annotation.services.label_import import labels_import
 from metrics.reports import report_render
+from metrics.reports.text import CSV_SETTINGS
 from metrics.selectors.launch import launch_report_build
 from metrics.selectors.quality import campaign_quality
 from tests.factories import GRADES, WORKED, worked_campaign
@@ -292,6 +294,14 @@ def test_the_csv_leads_with_what_the_json_says_of_the_report(worked):
     assert values["settings.aggregation"] == values["aggregation.method"] == "mean"
     assert values["aggregation.converged"] == ""  # no fit for the mean
     assert table.startswith("model,role,query,")
+
+
+def test_the_report_shows_the_settings_the_table_marks_and_the_csv_repeats_some(worked):
+    settings = launch_report_build(campaign=worked).settings
+    shown = [setting for setting in CAMPAIGN_SETTINGS if setting.report]
+    assert list(settings) == ["scale", *(setting.name for setting in shown), "n_resamples", "n_bootstrap"]
+    assert all(settings[setting.name] == setting.normal(getattr(worked, setting.name)) for setting in shown)
+    assert all(SETTINGS_BY_NAME[name].report for name in CSV_SETTINGS)
 
 
 def test_csv_text_cannot_become_a_spreadsheet_formula(worked):
