@@ -7,6 +7,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from annotation.bundle import CampaignBundle
+from annotation.campaign_settings import CAMPAIGN_SETTINGS, SCALE_LOCK, Lock
 from annotation.errors import InputError
 from annotation.errors import InputErrorCode as Code
 from annotation.models import (
@@ -178,34 +179,39 @@ def model_rankings_replace(*, model: RankingModel, run: RankedRun, progress: Pro
     return int(run.rank.size)
 
 
-SIDE_BY_SIDE_SHAPE = ("gsb_depth", "gsb_scale")
+# What each lock waits for, and why a change is refused after it.
+LOCK_REFUSALS = {
+    Lock.GRADED: (campaign_graded, "cannot change once anything was graded: the grades would change meaning"),
+    Lock.SIDE_BY_SIDE: (
+        campaign_side_by_side_seen,
+        "cannot change once side-by-side tasks were handed out or judged: verdicts compare what was seen",
+    ),
+}
 
 
 @transaction.atomic
 def campaign_change(*, campaign: Campaign, changes: dict) -> Campaign:
     """Apply checked changes (`bundle.parse_campaign_change`) to a campaign's texts and settings.
 
-    A deeper pool adds tasks; a shallower one keeps the tasks and labels it has. The side-by-side depth and
-    scale are fixed once anyone was handed a side-by-side task: verdicts compare the lists they saw.
+    A deeper pool adds tasks; a shallower one keeps the tasks and labels it has. The scale and the settings
+    that lock (`CAMPAIGN_SETTINGS`) are fixed from then on: e.g. the side-by-side depth and scale once anyone
+    was handed a side-by-side task, since verdicts compare the lists they saw.
     """
     campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
     if campaign.archived_at is not None:
         raise InputError(Code.INVALID_VALUE, "the campaign is archived: restore it to change it")
-    if "scale" in changes and changes["scale"] != campaign.scale and campaign_graded(campaign=campaign):
-        raise InputError(
-            Code.INVALID_VALUE,
-            "cannot change once anything was graded: the grades would change meaning",
-            field="scale",
-        )
-    reshaped = [
-        key for key in SIDE_BY_SIDE_SHAPE if key in changes and changes[key] != getattr(campaign, key)
+    changed = {key for key, value in changes.items() if value != getattr(campaign, key)}
+    # The scale and every setting: its name in `changes`, its field path in an error, when it locks.
+    lockable = [
+        ("scale", "scale", SCALE_LOCK),
+        *((setting.name, f"settings.{setting.name}", setting.locks) for setting in CAMPAIGN_SETTINGS),
     ]
-    if reshaped and campaign_side_by_side_seen(campaign=campaign):
-        raise InputError(
-            Code.INVALID_VALUE,
-            "cannot change once side-by-side tasks were handed out or judged: verdicts compare what was seen",
-            field=f"settings.{reshaped[0]}",
-        )
+    for lock, (locked, refusal) in LOCK_REFUSALS.items():
+        refused = [path for key, path, locks in lockable if locks is lock and key in changed]
+        if refused and locked(campaign=campaign):
+            raise InputError(Code.INVALID_VALUE, refusal, field=refused[0])
+    # Nobody saw a side-by-side task yet (else refused above), and their shape changed: they are built again.
+    reshaped = any(locks is Lock.SIDE_BY_SIDE and key in changed for key, _, locks in lockable)
     for key, value in changes.items():
         setattr(campaign, key, value)
     fields = list(changes)
@@ -217,7 +223,7 @@ def campaign_change(*, campaign: Campaign, changes: dict) -> Campaign:
         fields.append("standard")
     campaign.save(update_fields=fields)
     if reshaped:
-        SideBySideTask.objects.filter(campaign=campaign).delete()  # nobody saw them: built again below
+        SideBySideTask.objects.filter(campaign=campaign).delete()
     if reshaped or "pool_depth" in changes:
         campaign_pool_tasks(campaign=campaign)
     if (

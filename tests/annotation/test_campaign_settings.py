@@ -8,10 +8,11 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from annotation.bundle import JudgmentRow, PreferenceRow
-from annotation.campaign_settings import CAMPAIGN_SETTINGS, SETTING_NAMES, Kind, Setting
-from annotation.errors import TaskError, TaskErrorCode
+from annotation.campaign_settings import CAMPAIGN_SETTINGS, SETTING_NAMES, Kind, Lock, Setting
+from annotation.errors import InputError, TaskError, TaskErrorCode
 from annotation.models import AnnotatorExclusion, Judgment, RelevanceTask
 from annotation.services.assignment import task_next
+from annotation.services.campaigns import campaign_change
 from annotation.services.label_import import labels_import
 
 
@@ -89,6 +90,21 @@ def test_every_setting_of_the_table_is_changed_on_the_page(manager, campaign):
     assert manager.post(url, data).status_code == 302
     campaign.refresh_from_db()
     assert {name: getattr(campaign, name) for name in wanted} == wanted
+
+
+def test_the_settings_the_table_locks_are_fixed_once_a_side_by_side_task_was_handed_out(campaign, make_user):
+    campaign = campaign_change(campaign=campaign, changes={"task_order": "side_by_side_first"})
+    assert task_next(annotator=make_user("ann", "annotator"), campaign=campaign).side_by_side_task_id
+    for setting in CAMPAIGN_SETTINGS:
+        change = {setting.name: _another_value(setting, getattr(campaign, setting.name))}
+        if setting.locks is Lock.SIDE_BY_SIDE:
+            with pytest.raises(InputError) as refused:
+                campaign_change(campaign=campaign, changes=change)
+            assert (refused.value.field, refused.value.code) == (f"settings.{setting.name}", "invalid_value")
+        else:
+            campaign = campaign_change(campaign=campaign, changes=change)
+            assert getattr(campaign, setting.name) == change[setting.name]
+    assert [s.name for s in CAMPAIGN_SETTINGS if s.locks is Lock.SIDE_BY_SIDE] == ["gsb_depth", "gsb_scale"]
 
 
 def test_the_scale_changes_until_something_is_graded(manager, campaign, make_user):
