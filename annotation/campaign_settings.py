@@ -9,6 +9,7 @@ migration), and the code that uses it.
 """
 
 import enum
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -58,6 +59,11 @@ class Setting:
     max_length: int | None = None
     locks: Lock = Lock.NEVER
     report: bool = False  # the launch report's settings show it
+
+    @property
+    def description(self) -> str:
+        """What it means and, if it locks, when: the API schema's and the README's text."""
+        return self.help if self.locks is Lock.NEVER else f"{self.help} {self.locks.value}"
 
     @property
     def default_value(self) -> Any:
@@ -294,3 +300,28 @@ SETTING_NAMES: tuple[str, ...] = tuple(SETTINGS_BY_NAME)
 def setting_values(campaign: Any) -> dict[str, Any]:
     """A campaign's settings by name, as `parse_campaign_change` takes them."""
     return {name: getattr(campaign, name) for name in SETTING_NAMES}
+
+
+def _allowed_text(setting: Setting) -> str:
+    if setting.choices is not None:
+        return ", ".join(f"`{value}`" for value in setting.choices.values)
+    if setting.kind is Kind.BOOLEAN:
+        return "`true`, `false`"
+    if setting.kind is Kind.CUTOFFS:
+        return "at least one, each 1 or more"
+    if setting.kind is Kind.MEASURE:
+        return "a measure of [docs/metrics.md](docs/metrics.md#measures)"
+    low = f"{setting.low} ({setting.low_meaning})" if setting.low_meaning else f"{setting.low}"
+    if setting.low is None:
+        return ""
+    return f"more than {low}, less than {setting.high}" if setting.open else f"{low} to {setting.high}"
+
+
+def settings_table_markdown() -> str:
+    """The README's table of the settings (`manage.py settings_table` prints it)."""
+    lines = ["| setting | type | default | allowed | meaning |", "| --- | --- | --- | --- | --- |"]
+    for setting in CAMPAIGN_SETTINGS:
+        default = f"`{json.dumps(setting.default_value)}`"
+        cells = [f"`{setting.name}`", setting.type_name, default, _allowed_text(setting), setting.description]
+        lines.append(f"| {' | '.join(cells)} |")
+    return "\n".join(lines) + "\n"

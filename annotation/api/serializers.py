@@ -4,7 +4,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from annotation.bundle.campaign import GRADE_LABEL_MAX_LENGTH, GRADE_MAX, GRADE_MIN
-from annotation.campaign_settings import CAMPAIGN_SETTINGS, SCALE_LOCK, SETTING_NAMES, Kind, Lock, Setting
+from annotation.campaign_settings import CAMPAIGN_SETTINGS, SCALE_LOCK, SETTING_NAMES, Kind, Setting
 from annotation.models import Campaign, LabelRevision, Query, RankingModel, SkipReason, Verdict
 from annotation.services.labels import SIDES
 from annotation.task_kinds import KIND_NAMES, assignment_task
@@ -101,8 +101,7 @@ def setting_serializer_field(setting: Setting, *, request: bool = False) -> seri
     """A campaign setting as the API reads and writes it, typed from `CAMPAIGN_SETTINGS`: the schema gets
     its type, range or choices and meaning. In a request every setting is optional and a number is a JSON
     number (as the bundle parser reads it)."""
-    help_text = setting.help if setting.locks is Lock.NEVER else f"{setting.help} {setting.locks.value}"
-    options: dict = {"help_text": help_text, **({"required": False} if request else {})}
+    options: dict = {"help_text": setting.description, **({"required": False} if request else {})}
     integer = StrictIntegerField if request else serializers.IntegerField
     if setting.choices is not None:
         return serializers.ChoiceField(choices=setting.choices.choices, **options)

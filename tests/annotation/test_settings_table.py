@@ -1,13 +1,23 @@
-"""The table of campaign settings against the `Campaign` model, and the bundle parser read from it."""
+"""The table of campaign settings against the `Campaign` model and the README, and the bundle parser read
+from it."""
 
 import dataclasses
 import enum
+import io
+from pathlib import Path
 
 import pytest
+from django.core.management import call_command
 
 from annotation.bundle.campaign import parse_settings
 from annotation.bundle.reading import Reader
-from annotation.campaign_settings import CAMPAIGN_SETTINGS, SETTINGS_BY_NAME, Kind, Setting
+from annotation.campaign_settings import (
+    CAMPAIGN_SETTINGS,
+    SETTINGS_BY_NAME,
+    Kind,
+    Setting,
+    settings_table_markdown,
+)
 from annotation.errors import InputError
 from annotation.models import Campaign
 
@@ -128,3 +138,25 @@ def test_choices_measures_and_cutoffs_are_read_by_their_kind():
     too_long = "nDCG@" + "9" * 30  # a valid measure whose name the model's column cannot hold
     longest = SETTINGS_BY_NAME["primary_measure"].max_length
     assert _refusal({"primary_measure": too_long}).endswith(f"is longer than {longest} characters")
+
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+TABLE_START, TABLE_END = (
+    "<!-- settings table: python manage.py settings_table -->\n",
+    "<!-- end of settings table -->",
+)
+
+
+def test_the_readme_table_is_the_settings_table():
+    readme = README.read_text(encoding="utf-8")
+    assert readme.count(TABLE_START) == readme.count(TABLE_END) == 1
+    block = readme.split(TABLE_START)[1].split(TABLE_END)[0]
+    assert block == settings_table_markdown(), "update the README with `python manage.py settings_table`"
+    rows = [row.split(" | ")[0].strip("|` ") for row in block.splitlines()[2:]]
+    assert rows == [setting.name for setting in CAMPAIGN_SETTINGS]
+
+
+def test_the_command_prints_the_readme_table():
+    out = io.StringIO()
+    call_command("settings_table", stdout=out)
+    assert out.getvalue() == settings_table_markdown()
