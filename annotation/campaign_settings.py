@@ -77,10 +77,13 @@ class Setting:
         return self.kind.value
 
     @property
+    def low_text(self) -> str:
+        return f"{self.low} ({self.low_meaning})" if self.low_meaning else f"{self.low}"
+
+    @property
     def range_text(self) -> str:
         """The range as its error says it: `1 and 1000`, `0 (any age) and 36500`, `-1 and 1 (GSB's range)`."""
-        low = f"{self.low} ({self.low_meaning})" if self.low_meaning else f"{self.low}"
-        return f"{low} and {self.high}" + (f" ({self.range_note})" if self.range_note else "")
+        return f"{self.low_text} and {self.high}" + (f" ({self.range_note})" if self.range_note else "")
 
     def in_range(self, value: float) -> bool:
         if self.low is None or self.high is None:
@@ -311,10 +314,11 @@ def _allowed_text(setting: Setting) -> str:
         return "at least one, each 1 or more"
     if setting.kind is Kind.MEASURE:
         return "a measure of [docs/metrics.md](docs/metrics.md#measures)"
-    low = f"{setting.low} ({setting.low_meaning})" if setting.low_meaning else f"{setting.low}"
     if setting.low is None:
         return ""
-    return f"more than {low}, less than {setting.high}" if setting.open else f"{low} to {setting.high}"
+    if setting.open:
+        return f"more than {setting.low_text}, less than {setting.high}"
+    return f"{setting.low_text} to {setting.high}"
 
 
 def settings_table_markdown() -> str:
