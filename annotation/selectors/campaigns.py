@@ -3,6 +3,7 @@ and task kind."""
 
 import statistics
 from dataclasses import dataclass
+from datetime import datetime
 
 from django.contrib.auth import get_user_model
 from django.db.models import Count, Exists, F, Max, OuterRef, Q, QuerySet, Sum
@@ -110,7 +111,35 @@ def query_list(*, campaign: Campaign, segment: str = "", text: str = "") -> Quer
     return queries.filter(text__icontains=text) if text else queries
 
 
-def campaign_progress(*, campaign: Campaign) -> dict:
+@dataclass(frozen=True)
+class AnnotatorProgress:
+    username: str
+    judgments: int
+    preferences: int
+    done: int  # judgments and preferences
+    in_progress: int  # leases live
+    skipped: int
+    median_seconds: float | None  # per label
+    last_active: datetime | None  # their last label
+
+
+@dataclass(frozen=True)
+class KindProgress:
+    name: str
+    overlap: int  # labels asked per task
+    automatic_same: int  # side-by-side tasks with identical lists, answered Same without asking
+    tasks: int  # the tasks annotators are asked
+    complete: int  # of `tasks`, those with `overlap` labels
+    labels_left: int
+
+
+@dataclass(frozen=True)
+class CampaignProgress:
+    annotators: list[AnnotatorProgress]  # by username
+    kinds: list[KindProgress]
+
+
+def campaign_progress(*, campaign: Campaign) -> CampaignProgress:
     """Per annotator: labels done, leases live, skips, median seconds per label, last label; and per kind:
     tasks complete and labels still needed."""
     now = timezone.now()
@@ -152,15 +181,15 @@ def campaign_progress(*, campaign: Campaign) -> dict:
     names = dict(get_user_model().objects.filter(pk__in=rows).values_list("pk", "username"))
     annotators = sorted(
         (
-            {
-                "username": names[pk],
-                "median_seconds": None,
+            AnnotatorProgress(
+                username=names[pk],
+                median_seconds=counts.pop("median_seconds", None),
+                done=counts["judgments"] + counts["preferences"],
                 **counts,
-                "done": counts["judgments"] + counts["preferences"],
-            }
+            )
             for pk, counts in rows.items()
         ),
-        key=lambda item: item["username"],
+        key=lambda item: item.username,
     )
     kinds = []
     for kind in TASK_KINDS:
@@ -176,6 +205,14 @@ def campaign_progress(*, campaign: Campaign) -> dict:
             complete=Count("pk", filter=Q(n__gte=overlap)),
             labels_left=Sum(Greatest(overlap - F("n"), 0)),
         )
-        kinds.append({"name": kind.name, "overlap": overlap, "automatic_same": automatic, **totals})
-        kinds[-1]["labels_left"] = kinds[-1]["labels_left"] or 0
-    return {"annotators": annotators, "kinds": kinds}
+        kinds.append(
+            KindProgress(
+                name=kind.name,
+                overlap=overlap,
+                automatic_same=automatic,
+                tasks=totals["tasks"],
+                complete=totals["complete"],
+                labels_left=totals["labels_left"] or 0,
+            )
+        )
+    return CampaignProgress(annotators=annotators, kinds=kinds)

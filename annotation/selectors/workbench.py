@@ -1,6 +1,9 @@
 """The annotator's workbench: which tasks an annotator may be handed, progress, what a task page shows."""
 
 import functools
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
 
 from django.db import connection
 from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Subquery
@@ -103,7 +106,18 @@ def campaigns_open(*, annotator) -> QuerySet[Campaign]:
     return Campaign.objects.filter(Q(open_to_all=True) | Q(pk__in=memberships), archived_at__isnull=True)
 
 
-def annotator_campaigns(*, annotator) -> list[dict]:
+@dataclass(frozen=True, slots=True)
+class CampaignWork:
+    """A campaign on the home page with the user's own work in it."""
+
+    campaign: Campaign
+    may_annotate: bool  # open to them (else a campaign only reviewers and managers see)
+    done: int
+    skipped: int
+    remaining: int  # what they could still be given, their live lease included
+
+
+def annotator_campaigns(*, annotator) -> list[CampaignWork]:
     """The campaigns on the user's home page with their own progress: those they may work on, and every
     campaign for reviewers and managers (`may_annotate` tells which is which). Remaining counts what they
     could still be given (their live lease included), a count over every open task of the campaigns."""
@@ -130,12 +144,21 @@ def annotator_campaigns(*, annotator) -> list[dict]:
             progress[row["campaign"]]["remaining"] += row["n"]
     idle = {"done": 0, "skipped": 0, "remaining": 0}
     return [
-        {"campaign": campaign, "may_annotate": campaign.pk in open_ids, **progress.get(campaign.pk, idle)}
+        CampaignWork(campaign, may_annotate=campaign.pk in open_ids, **progress.get(campaign.pk, idle))
         for campaign in campaigns
     ]
 
 
-def annotator_kind_progress(*, annotator, campaign: Campaign) -> list[dict]:
+@dataclass(frozen=True, slots=True)
+class KindWork:
+    """The annotator's labels of one kind in a campaign and what they could still be given."""
+
+    name: str
+    done: int
+    remaining: int
+
+
+def annotator_kind_progress(*, annotator, campaign: Campaign) -> list[KindWork]:
     """Per kind: the annotator's labels and what they could still be given (their live lease included);
     counts over the campaign's open tasks, so the workbench fetches it beside the task, not with it."""
     now = timezone.now()
@@ -150,7 +173,7 @@ def annotator_kind_progress(*, annotator, campaign: Campaign) -> list[dict]:
             expires_at__gt=now,
             **{f"{kind.assignment_field}__isnull": False},
         ).count()
-        kinds.append({"name": kind.name, "done": done, "remaining": open_tasks + live})
+        kinds.append(KindWork(name=kind.name, done=done, remaining=open_tasks + live))
     return kinds
 
 
@@ -259,25 +282,111 @@ def assignment_of(*, annotator, pk: int) -> Assignment | None:
     return _assignment_read(annotator=annotator, pk=pk)
 
 
-def _document_view(document: Document) -> dict:
-    return {
-        "title": document.title or "(no title)",
-        "url": document.url,
-        "is_link": is_web_url(document.url),
-        "body": document.body,
-    }
+@dataclass(frozen=True, slots=True)
+class DocumentView:
+    title: str
+    url: str  # as imported: a link only when is_link
+    is_link: bool
+    body: str
 
 
-def _scale_view(scale: list[dict]) -> list[dict]:
+@dataclass(frozen=True, slots=True)
+class GradeChoice:
+    """A grade of the campaign's scale with its key on the workbench ("" for none)."""
+
+    value: int
+    label: str
+    description: str
+    key: str
+
+
+@dataclass(frozen=True, slots=True)
+class TaskCampaign:
+    id: int
+    name: str
+    guidelines: str
+
+
+@dataclass(frozen=True, slots=True)
+class TaskQuery:
+    text: str
+    description: str
+
+
+@dataclass(frozen=True, slots=True)
+class OwnProgress:
+    done: int  # the annotator's labels in the campaign, both kinds
+    skipped: int
+
+
+@dataclass(frozen=True, slots=True)
+class CurrentGrade:
+    grade: int
+    comment: str
+
+
+@dataclass(frozen=True, slots=True)
+class CurrentVerdict:
+    side: str  # as the annotator pressed it: left, same or right
+    strength: int | None
+    comment: str
+
+
+@dataclass(frozen=True, slots=True)
+class TaskView:
+    """What the workbench shows of any task: texts only, never a model's name, role or id."""
+
+    kind: str
+    assignment_id: int
+    status: str
+    expires_at: datetime
+    campaign: TaskCampaign
+    query: TaskQuery
+    version: str  # `label_version` of the label shown
+    skip_reason: str
+    progress: OwnProgress
+    previous_id: int | None  # the task to go back to
+
+
+@dataclass(frozen=True, slots=True)
+class RelevanceTaskView(TaskView):
+    document: DocumentView
+    scale: list[GradeChoice]
+    current: CurrentGrade | None
+
+
+@dataclass(frozen=True, slots=True)
+class SideBySideTaskView(TaskView):
+    left: list[DocumentView]  # in the order shown
+    right: list[DocumentView]
+    five_point: bool
+    current: CurrentVerdict | None
+
+
+def _document_view(document: Document) -> DocumentView:
+    return DocumentView(
+        title=document.title or "(no title)",
+        url=document.url,
+        is_link=is_web_url(document.url),
+        body=document.body,
+    )
+
+
+def _scale_view(scale: list[dict]) -> list[GradeChoice]:
     """Each grade with its key: its digit, else a letter while letters last, else none (still a button)."""
     letters = iter(GRADE_LETTER_KEYS)
     return [
-        {**grade, "key": str(grade["value"]) if 0 <= grade["value"] <= 9 else next(letters, "")}
+        GradeChoice(
+            value=grade["value"],
+            label=grade["label"],
+            description=grade["description"],
+            key=str(grade["value"]) if 0 <= grade["value"] <= 9 else next(letters, ""),
+        )
         for grade in scale
     ]
 
 
-def task_view(*, assignment: Assignment) -> dict:
+def task_view(*, assignment: Assignment) -> RelevanceTaskView | SideBySideTaskView:
     """What the workbench shows for an assignment: texts only, never a model's name, role or id; with the
     annotator's progress and the task to go back to. One plain statement for the task (a side-by-side
     task's lists' documents one more; a label to show, one more)."""
@@ -299,42 +408,47 @@ def task_view(*, assignment: Assignment) -> dict:
     else:
         end = 2
     *done, skipped, previous_id = row[end : end + len(TASK_KINDS) + 2]
-    view = {
+    common: dict[str, Any] = {
         "kind": kind.name,
         "assignment_id": assignment.pk,
         "status": assignment.status,
         "expires_at": assignment.expires_at,
-        "campaign": {"id": campaign.pk, "name": campaign.name, "guidelines": campaign.guidelines},
-        "query": {"text": query_text, "description": query_description},
-        "current": None,
-        "version": label_version(None),
+        "campaign": TaskCampaign(id=campaign.pk, name=campaign.name, guidelines=campaign.guidelines),
+        "query": TaskQuery(text=query_text, description=query_description),
         "skip_reason": assignment.get_skip_reason_display() if assignment.skip_reason else "",
-        "progress": {"done": sum(done), "skipped": skipped},
+        "progress": OwnProgress(done=sum(done), skipped=skipped),
         "previous_id": previous_id,
     }
     if kind is RELEVANCE:
-        view["document"] = _document_view(document)
-        view["scale"] = _scale_view(campaign.scale)
         judgment = labelled and Judgment.objects.filter(task_id=task_id, annotator=annotator).first()
-        if judgment:
-            view["current"] = {"grade": judgment.grade, "comment": judgment.comment}
-            view["version"] = label_version(judgment)
-        return view
+        return RelevanceTaskView(
+            **common,
+            document=_document_view(document),
+            scale=_scale_view(campaign.scale),
+            current=CurrentGrade(grade=judgment.grade, comment=judgment.comment) if judgment else None,
+            version=label_version(judgment or None),
+        )
     experimental_list, online_list = listed_documents(*row[-2:], depth=campaign.gsb_depth)
     experimental = [_document_view(document) for document in experimental_list]
     online = [_document_view(document) for document in online_list]
     on_left = bool(assignment.experimental_on_left)  # set on every side-by-side assignment
-    view["left"], view["right"] = (experimental, online) if on_left else (online, experimental)
-    view["five_point"] = campaign.gsb_scale == GSBScale.FIVE_POINT
+    left, right = (experimental, online) if on_left else (online, experimental)
     preference = labelled and Preference.objects.filter(task_id=task_id, annotator=annotator).first()
+    current = None
     if preference:
-        view["current"] = {
-            "side": preference_side(verdict=preference.verdict, experimental_on_left=on_left),
-            "strength": preference.strength,
-            "comment": preference.comment,
-        }
-        view["version"] = label_version(preference)
-    return view
+        current = CurrentVerdict(
+            side=preference_side(verdict=preference.verdict, experimental_on_left=on_left),
+            strength=preference.strength,
+            comment=preference.comment,
+        )
+    return SideBySideTaskView(
+        **common,
+        left=left,
+        right=right,
+        five_point=campaign.gsb_scale == GSBScale.FIVE_POINT,
+        current=current,
+        version=label_version(preference or None),
+    )
 
 
 def label_version(label) -> str:

@@ -1,6 +1,8 @@
 """The annotator's workbench: the current task, a label's POST, a skip; each view parses, calls one service,
 renders."""
 
+from dataclasses import asdict
+
 from django.contrib import messages
 from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -15,7 +17,6 @@ from annotation.roles import can_annotate, role_required
 from annotation.selectors import workbench as selectors
 from annotation.services import assignment as assignment_services
 from annotation.services.labels import judgment_submit, preference_submit
-from annotation.task_kinds import RELEVANCE
 
 # Where the page a workbench request answered with lives: a label's POST may answer with the next task.
 WORKBENCH_LOCATION = "X-Workbench-Location"
@@ -24,7 +25,9 @@ WORKBENCH_LOCATION = "X-Workbench-Location"
 def _render_task(request, assignment: Assignment):
     view = selectors.task_view(assignment=assignment)
     template = (
-        "annotation/work_relevance.html" if view["kind"] == RELEVANCE.name else "annotation/work_gsb.html"
+        "annotation/work_relevance.html"
+        if isinstance(view, selectors.RelevanceTaskView)
+        else "annotation/work_gsb.html"
     )
     return render(request, template, {"task": view, "skip_reasons": SkipReason.choices})
 
@@ -57,9 +60,8 @@ def work(request, campaign_id: int):
 def work_progress(request, campaign_id: int):
     """The annotator's progress bar, per kind (the workbench's script shows it)."""
     campaign = get_object_or_404(selectors.campaigns_open(annotator=request.user), pk=campaign_id)
-    return JsonResponse(
-        {"kinds": selectors.annotator_kind_progress(annotator=request.user, campaign=campaign)}
-    )
+    kinds = selectors.annotator_kind_progress(annotator=request.user, campaign=campaign)
+    return JsonResponse({"kinds": [asdict(kind) for kind in kinds]})
 
 
 def _assignment_or_404(request, campaign_id: int, assignment_id: int) -> Assignment:

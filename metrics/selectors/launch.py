@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from annotation.campaign_settings import CAMPAIGN_SETTINGS
 from annotation.models import Campaign, Judgment, Preference, RankingModel
-from annotation.selectors.campaigns import campaign_progress, models_without_rankings
+from annotation.selectors.campaigns import CampaignProgress, campaign_progress, models_without_rankings
 from annotation.selectors.exclusions import ExclusionView, campaign_exclusions
 from annotation.selectors.labels import ReuseSummary, campaign_label_stamp, campaign_reuse_summary
 from metrics.compute.decision import Coverage as WorkCoverage
@@ -428,7 +428,7 @@ class DayCount:
 @dataclass(frozen=True)
 class CampaignOverview:
     campaign: Campaign
-    progress: dict  # annotation.selectors.campaign_progress
+    progress: CampaignProgress
     per_day: list[DayCount]
     report: LaunchReport
     models_without_rankings: list[str]

@@ -2,6 +2,7 @@
 
 import random
 import statistics
+from dataclasses import replace
 from datetime import timedelta
 
 import pytest
@@ -10,8 +11,8 @@ from django.utils import timezone
 from annotation.bundle import parse_bundle
 from annotation.errors import TaskError, TaskErrorCode
 from annotation.models import Assignment, Preference, RelevanceTask, SideBySideTask, SkipReason
-from annotation.selectors.campaigns import campaign_progress
-from annotation.selectors.workbench import annotator_campaigns
+from annotation.selectors.campaigns import AnnotatorProgress, campaign_progress
+from annotation.selectors.workbench import CampaignWork, annotator_campaigns
 from annotation.services.assignment import leases_expire, task_next, task_skip
 from annotation.services.campaigns import campaign_import
 from annotation.services.labels import judgment_submit, preference_submit
@@ -192,20 +193,16 @@ def test_skip_refusals(campaign, make_user):
 
 def test_annotator_campaigns_counts_own_work(campaign, make_user):
     a = make_user("a", "annotator")
-    assert annotator_campaigns(annotator=a)[0] | {"campaign": None} == {
-        "campaign": None,
-        "may_annotate": True,
-        "done": 0,
-        "remaining": 9,
-        "skipped": 0,
-    }
+    assert annotator_campaigns(annotator=a) == [
+        CampaignWork(campaign=campaign, may_annotate=True, done=0, skipped=0, remaining=9)
+    ]
     lease = task_next(annotator=a, campaign=campaign)
-    assert annotator_campaigns(annotator=a)[0]["remaining"] == 9  # the leased task is still theirs
+    assert annotator_campaigns(annotator=a)[0].remaining == 9  # the leased task is still theirs
     task_skip(annotator=a, assignment=lease, reason=SkipReason.CANT_LOAD)
     answer(a, task_next(annotator=a, campaign=campaign))
     task_next(annotator=a, campaign=campaign)
     row = annotator_campaigns(annotator=a)[0]
-    assert (row["done"], row["remaining"], row["skipped"]) == (1, 7, 1)
+    assert (row.done, row.remaining, row.skipped) == (1, 7, 1)
 
 
 def test_campaign_progress(campaign, make_user, django_assert_max_num_queries):
@@ -216,23 +213,24 @@ def test_campaign_progress(campaign, make_user, django_assert_max_num_queries):
     task_next(annotator=b, campaign=campaign)
     with django_assert_max_num_queries(10):  # as many with any number of annotators and labels
         progress = campaign_progress(campaign=campaign)
-    rows = {row["username"]: row for row in progress["annotators"]}
-    assert rows["a"]["last_active"] == Preference.objects.get(annotator=a).updated_at  # their last label
-    assert 0 <= rows["a"]["median_seconds"] < 60  # lease to answer, measured by the services
-    assert rows["a"] | {"username": None, "last_active": None, "median_seconds": None} == {
-        "username": None,
-        "last_active": None,
-        "median_seconds": None,
-        "judgments": 8,
-        "preferences": 1,
-        "done": 9,
-        "in_progress": 0,
-        "skipped": 0,
-    }
-    assert (rows["b"]["done"], rows["b"]["in_progress"], rows["b"]["skipped"]) == (0, 1, 1)
-    relevance, sbs = progress["kinds"]
-    assert (relevance["tasks"], relevance["complete"], relevance["labels_left"]) == (8, 0, 8)
-    assert (sbs["tasks"], sbs["automatic_same"], sbs["labels_left"]) == (1, 1, 1)
+    rows = {row.username: row for row in progress.annotators}
+    assert rows["a"].last_active == Preference.objects.get(annotator=a).updated_at  # their last label
+    assert 0 <= rows["a"].median_seconds < 60  # lease to answer, measured by the services
+    assert replace(rows["a"], last_active=None, median_seconds=None) == AnnotatorProgress(
+        username="a",
+        judgments=8,
+        preferences=1,
+        done=9,
+        in_progress=0,
+        skipped=0,
+        median_seconds=None,
+        last_active=None,
+    )
+    assert (rows["b"].done, rows["b"].in_progress, rows["b"].skipped) == (0, 1, 1)
+    assert rows["b"].median_seconds is None and rows["b"].last_active is None
+    relevance, sbs = progress.kinds
+    assert (relevance.tasks, relevance.complete, relevance.labels_left) == (8, 0, 8)
+    assert (sbs.tasks, sbs.automatic_same, sbs.labels_left) == (1, 1, 1)
 
 
 def assert_slots_match_rows(campaign) -> None:

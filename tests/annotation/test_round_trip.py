@@ -148,8 +148,8 @@ def test_a_label_with_the_next_task_is_at_most_eight_statements(client, make_use
     campaign.task_order = "relevance_first"
     campaign.save(update_fields=["task_order"])
     task = client.get(reverse("annotation:work", args=[campaign.pk])).context["task"]
-    url = reverse("annotation:task", args=[campaign.pk, task["assignment_id"]])
+    url = reverse("annotation:task", args=[campaign.pk, task.assignment_id])
     with CaptureQueriesContext(connection) as context:
         response = client.post(url, {"grade": "1"}, headers={"X-Workbench": "next"})
-    assert response.status_code == 200 and response.context["task"]["kind"] == "relevance"
+    assert response.status_code == 200 and response.context["task"].kind == "relevance"
     assert len(statements(context)) <= 8, statements(context)

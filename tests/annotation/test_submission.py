@@ -81,7 +81,7 @@ def test_scale_with_negative_grade_accepted(campaign, make_user):
     ann = make_user("ann", "annotator")
     lease = task_next(annotator=ann, campaign=campaign)
     assert judgment_submit(annotator=ann, task=lease.relevance_task, grade=-1)[0].grade == -1
-    keys = {grade["value"]: grade["key"] for grade in task_view(assignment=lease)["scale"]}
+    keys = {grade.value: grade.key for grade in task_view(assignment=lease).scale}
     assert keys == {-1: "x", 0: "0", 1: "1", 2: "2", 3: "3"}
 
 
@@ -157,8 +157,8 @@ def test_task_view_puts_the_experimental_list_on_its_side(campaign, make_user):
     for on_left, left_first in ((True, "Doc 2"), (False, "Doc 1")):
         lease.experimental_on_left = on_left
         view = task_view(assignment=lease)
-        assert view["left"][0]["title"] == left_first
-        assert len(view["left"]) == len(view["right"]) == task.campaign.gsb_depth
+        assert view.left[0].title == left_first
+        assert len(view.left) == len(view.right) == task.campaign.gsb_depth
     assert "exp" not in str(view).replace("expires_at", "")
     assert "online" not in str(view)
 

@@ -31,7 +31,7 @@ def test_home_lists_own_progress_with_start(client, annotator, campaign):
     response = client.get(reverse("annotation:home"))
     assert response.status_code == 200
     assert work_url(campaign).encode() in response.content
-    assert response.context["campaigns"][0]["remaining"] == 9
+    assert response.context["campaigns"][0].remaining == 9
 
 
 def test_work_requires_annotator_role(client, make_user, campaign):
@@ -42,15 +42,15 @@ def test_work_requires_annotator_role(client, make_user, campaign):
 def test_grade_post_redirects_to_next_task(client, annotator, campaign):
     response = client.get(work_url(campaign))
     task = response.context["task"]
-    assert response.status_code == 200 and task["kind"] == "relevance"
-    url = reverse("annotation:task", args=[campaign.pk, task["assignment_id"]])
+    assert response.status_code == 200 and task.kind == "relevance"
+    url = reverse("annotation:task", args=[campaign.pk, task.assignment_id])
     response = client.post(url, {"grade": "2", "comment": "fine"})
     assert response.status_code == 302 and response.url == work_url(campaign)
     judgment = Judgment.objects.get(annotator=annotator)
     assert (judgment.grade, judgment.comment) == (2, "fine")
     following = client.get(work_url(campaign)).context["task"]
-    assert following["assignment_id"] != task["assignment_id"]
-    assert following["previous_id"] == task["assignment_id"]
+    assert following.assignment_id != task.assignment_id
+    assert following.previous_id == task.assignment_id
 
 
 def test_workbench_post_answers_with_the_next_task(
@@ -58,7 +58,7 @@ def test_workbench_post_answers_with_the_next_task(
 ):
     """The script's POST stores the label and shows the next task in the same response, with its address."""
     task = client.get(work_url(campaign)).context["task"]
-    url = reverse("annotation:task", args=[campaign.pk, task["assignment_id"]])
+    url = reverse("annotation:task", args=[campaign.pk, task.assignment_id])
     # session, user with roles, assignment; submit; hand-out (one candidate query more when the random start
     # of the shuffle order lies past the last open task); the page: a fixed count, whatever the campaign
     # size (the general path, as on SQLite; test_round_trip.py counts PostgreSQL's)
@@ -66,20 +66,20 @@ def test_workbench_post_answers_with_the_next_task(
         response = client.post(url, {"grade": "1"}, headers={"X-Workbench": "next"})
     assert response.status_code == 200
     following = response.context["task"]
-    assert following["assignment_id"] != task["assignment_id"]
-    assert following["previous_id"] == task["assignment_id"]
+    assert following.assignment_id != task.assignment_id
+    assert following.previous_id == task.assignment_id
     assert response["X-Workbench-Location"] == reverse(
-        "annotation:task", args=[campaign.pk, following["assignment_id"]]
+        "annotation:task", args=[campaign.pk, following.assignment_id]
     )
     assert Judgment.objects.get(annotator=annotator).grade == 1
-    assert Assignment.objects.get(pk=following["assignment_id"]).status == Assignment.Status.LEASED
+    assert Assignment.objects.get(pk=following.assignment_id).status == Assignment.Status.LEASED
 
 
 def test_workbench_post_of_the_last_task_answers_done(client, annotator, campaign):
     task = client.get(work_url(campaign)).context["task"]
-    campaign.relevance_tasks.exclude(assignments__pk=task["assignment_id"]).delete()
+    campaign.relevance_tasks.exclude(assignments__pk=task.assignment_id).delete()
     campaign.side_by_side_tasks.all().delete()
-    url = reverse("annotation:task", args=[campaign.pk, task["assignment_id"]])
+    url = reverse("annotation:task", args=[campaign.pk, task.assignment_id])
     response = client.post(url, {"grade": "0"}, headers={"X-Workbench": "next"})
     assert response.status_code == 200 and b"Nothing left" in response.content
     assert response["X-Workbench-Location"] == work_url(campaign)
@@ -88,7 +88,7 @@ def test_workbench_post_of_the_last_task_answers_done(client, annotator, campaig
 def test_workbench_post_refused_redirects_to_the_task(client, annotator, campaign):
     """A refused label goes back to its task with the reason, as without the script."""
     task = client.get(work_url(campaign)).context["task"]
-    url = reverse("annotation:task", args=[campaign.pk, task["assignment_id"]])
+    url = reverse("annotation:task", args=[campaign.pk, task.assignment_id])
     response = client.post(url, {"grade": "7"}, headers={"X-Workbench": "next"})
     assert response.status_code == 302 and response.url == url
     assert not Judgment.objects.exists()
@@ -96,7 +96,7 @@ def test_workbench_post_refused_redirects_to_the_task(client, annotator, campaig
 
 def test_off_scale_grade_shows_error_and_stays(client, annotator, campaign):
     task = client.get(work_url(campaign)).context["task"]
-    url = reverse("annotation:task", args=[campaign.pk, task["assignment_id"]])
+    url = reverse("annotation:task", args=[campaign.pk, task.assignment_id])
     response = client.post(url, {"grade": "7"}, follow=True)
     assert b"not on this campaign" in response.content
     assert not Judgment.objects.exists()
@@ -104,10 +104,10 @@ def test_off_scale_grade_shows_error_and_stays(client, annotator, campaign):
 
 def test_change_previous_grade(client, annotator, campaign):
     task = client.get(work_url(campaign)).context["task"]
-    url = reverse("annotation:task", args=[campaign.pk, task["assignment_id"]])
+    url = reverse("annotation:task", args=[campaign.pk, task.assignment_id])
     client.post(url, {"grade": "1"})
     page = client.get(url)
-    assert page.context["task"]["current"]["grade"] == 1
+    assert page.context["task"].current.grade == 1
     client.post(url, {"grade": "3"})
     assert Judgment.objects.get(annotator=annotator).grade == 3
 
@@ -120,9 +120,9 @@ def test_other_annotators_task_is_404(client, annotator, campaign, make_user):
 
 def test_skip(client, annotator, campaign):
     task = client.get(work_url(campaign)).context["task"]
-    url = reverse("annotation:task_skip", args=[campaign.pk, task["assignment_id"]])
+    url = reverse("annotation:task_skip", args=[campaign.pk, task.assignment_id])
     assert client.post(url, {"reason": "foreign_language"}).status_code == 302
-    assert Assignment.objects.get(pk=task["assignment_id"]).skip_reason == "foreign_language"
+    assert Assignment.objects.get(pk=task.assignment_id).skip_reason == "foreign_language"
 
 
 def test_side_by_side_page_names_no_model_and_maps_sides(client, annotator, campaign):
@@ -130,10 +130,10 @@ def test_side_by_side_page_names_no_model_and_maps_sides(client, annotator, camp
         Judgment.objects.create(task=task, annotator=annotator, grade=0)
     response = client.get(work_url(campaign))
     task = response.context["task"]
-    assert task["kind"] == "side_by_side"
+    assert task.kind == "side_by_side"
     html = response.content.decode()
     assert ">exp<" not in html and "online" not in html and "experimental" not in html
-    assignment = Assignment.objects.get(pk=task["assignment_id"])
+    assignment = Assignment.objects.get(pk=task.assignment_id)
     client.post(reverse("annotation:task", args=[campaign.pk, assignment.pk]), {"side": "right"})
     expected = "bad" if assignment.experimental_on_left else "good"
     assert Preference.objects.get(annotator=annotator).verdict == expected
@@ -199,7 +199,7 @@ def test_progress_per_kind_counts_done_and_what_is_left(client, annotator, campa
 def test_a_stale_tab_cannot_overwrite_the_answer(client, annotator, campaign):
     first = client.get(work_url(campaign))
     task = first.context["task"]
-    url = reverse("annotation:task", args=[campaign.pk, task["assignment_id"]])
+    url = reverse("annotation:task", args=[campaign.pk, task.assignment_id])
     assert 'name="version" value="new"' in first.content.decode()
     client.post(url, {"grade": 2, "version": "new"})  # tab A
     response = client.post(url, {"grade": 0, "version": "new"}, follow=True)  # tab B, rendered before A's
@@ -208,16 +208,16 @@ def test_a_stale_tab_cannot_overwrite_the_answer(client, annotator, campaign):
     assert Judgment.objects.get(annotator=annotator).grade == 2
     # From a page showing the current answer, changing it works.
     current = client.get(url).context["task"]
-    client.post(url, {"grade": 0, "version": current["version"]})
+    client.post(url, {"grade": 0, "version": current.version})
     assert Judgment.objects.get(annotator=annotator).grade == 0
 
 
 def test_back_onto_a_skipped_task_says_it_was_skipped(client, annotator, campaign):
     task = client.get(work_url(campaign)).context["task"]
     client.post(
-        reverse("annotation:task_skip", args=[campaign.pk, task["assignment_id"]]), {"reason": "cant_load"}
+        reverse("annotation:task_skip", args=[campaign.pk, task.assignment_id]), {"reason": "cant_load"}
     )
-    page = client.get(reverse("annotation:task", args=[campaign.pk, task["assignment_id"]])).content.decode()
+    page = client.get(reverse("annotation:task", args=[campaign.pk, task.assignment_id])).content.decode()
     assert 'id="wb-skipped"' in page and "can&#x27;t load" in page.lower()
 
 
@@ -227,8 +227,8 @@ def test_a_scale_of_26_grades_renders_and_every_grade_can_be_chosen(client, anno
     campaign = campaign_import(bundle=parse_bundle(bundle_data, "wide.json"))
     response = client.get(work_url(campaign))
     assert response.status_code == 200
-    keys = [grade["key"] for grade in response.context["task"]["scale"]]
+    keys = [grade.key for grade in response.context["task"].scale]
     assert keys[-10:] == [str(v) for v in range(10)] and "" in keys  # letters ran out: no key, a button
     task = response.context["task"]
-    client.post(reverse("annotation:task", args=[campaign.pk, task["assignment_id"]]), {"grade": -16})
+    client.post(reverse("annotation:task", args=[campaign.pk, task.assignment_id]), {"grade": -16})
     assert Judgment.objects.get(annotator=annotator).grade == -16

@@ -8,7 +8,7 @@ from django.test.utils import CaptureQueriesContext
 from annotation.models import Assignment, Campaign, Document, RelevanceTask, SideBySideTask
 from annotation.roles import RolesBackend, can_annotate, can_manage, can_review
 from annotation.selectors.rankings import side_by_side_lists
-from annotation.selectors.workbench import assignment_get, assignment_of, task_view
+from annotation.selectors.workbench import OwnProgress, assignment_get, assignment_of, task_view
 from annotation.services.assignment import task_next, task_skip
 from annotation.services.labels import judgment_submit
 from plumbing import rows
@@ -71,15 +71,15 @@ def test_the_task_page_of_each_kind(campaign, make_user):
     third = task_next(annotator=annotator, campaign=campaign)
     view = task_view(assignment=assignment_get(annotator=annotator, campaign_id=campaign.pk, pk=third.pk))
     task = third.task
-    assert view["query"]["text"] == task.query.text
-    assert view["document"]["title"] == (task.document.title or "(no title)")
-    assert view["document"]["body"] == task.document.body
-    assert [grade["key"] for grade in view["scale"]] == [str(grade["value"]) for grade in campaign.scale]
-    assert view["progress"] == {"done": 1, "skipped": 1}
-    assert view["previous_id"] == first.pk
-    assert view["current"] is None
+    assert view.query.text == task.query.text
+    assert view.document.title == (task.document.title or "(no title)")
+    assert view.document.body == task.document.body
+    assert [grade.key for grade in view.scale] == [str(grade["value"]) for grade in campaign.scale]
+    assert view.progress == OwnProgress(done=1, skipped=1)
+    assert view.previous_id == first.pk
+    assert view.current is None
     done = task_view(assignment=assignment_get(annotator=annotator, campaign_id=campaign.pk, pk=first.pk))
-    assert done["current"]["grade"] == 2
+    assert done.current.grade == 2
 
     campaign.task_order = "side_by_side_first"
     second_annotator = make_user("a2", "annotator")
@@ -88,8 +88,8 @@ def test_the_task_page_of_each_kind(campaign, make_user):
     view = task_view(assignment=assignment_of(annotator=second_annotator, pk=side_by_side.pk))
     experimental, online = side_by_side_lists(task=side_by_side.task, depth=campaign.gsb_depth)
     expected = (experimental, online) if side_by_side.experimental_on_left else (online, experimental)
-    for shown, documents in zip((view["left"], view["right"]), expected, strict=True):
-        assert [document["body"] for document in shown] == [document.body for document in documents]
+    for shown, documents in zip((view.left, view.right), expected, strict=True):
+        assert [document.body for document in shown] == [document.body for document in documents]
         assert 0 < len(shown) <= campaign.gsb_depth
 
 

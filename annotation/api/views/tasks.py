@@ -22,7 +22,7 @@ from annotation.api.serializers import (
 from annotation.api.views.campaigns import campaign_or_404
 from annotation.errors import TaskError
 from annotation.models import Assignment, RelevanceTask
-from annotation.selectors.workbench import assignment_list, assignment_of, task_view
+from annotation.selectors.workbench import TaskView, assignment_list, assignment_of, task_view
 from annotation.services.assignment import task_next, task_skip
 from annotation.services.labels import judgment_submit, preference_submit
 from annotation.task_kinds import KIND_NAMES, RELEVANCE, SIDE_BY_SIDE
@@ -37,7 +37,7 @@ def _own_assignment(request, task_id: int) -> Assignment:
     return assignment
 
 
-def _next_task(annotator, campaign) -> dict | None:
+def _next_task(annotator, campaign) -> TaskView | None:
     """The annotator's next task as the API shows it; None when nothing is left, or none may be handed to
     them any more (their label, already stored, stands)."""
     try:
