@@ -18,24 +18,31 @@ def import_folder(staged: CampaignImport) -> Path:
     return Path(settings.IMPORTS_DIR) / staged.folder
 
 
-def import_progress(*, staged: CampaignImport) -> dict | None:
-    """{rows, total} of a running import, None before it started writing."""
+@dataclass(frozen=True)
+class ImportProgress:
+    rows: int  # ranking rows written so far
+    total: int
+
+
+def import_progress(*, staged: CampaignImport) -> ImportProgress | None:
+    """How far a running import got, None before it started writing."""
     try:
-        return json.loads((import_folder(staged) / PROGRESS_FILE).read_text())
+        written = json.loads((import_folder(staged) / PROGRESS_FILE).read_text())
     except (OSError, ValueError):
         return None
+    return ImportProgress(rows=written["rows"], total=written["total"])
 
 
 @dataclass(frozen=True)
 class ImportView:
-    """Status, preview, error and, while importing, {rows, total} so far."""
+    """Status, preview, error and, while importing, how far it got."""
 
     staged: CampaignImport
     status: str
     status_label: str
     preview: dict | None
     error: str
-    progress: dict | None
+    progress: ImportProgress | None
     waiting: bool  # the page polls for news
 
 

@@ -1,6 +1,7 @@
 """Managers create a campaign in the browser: upload, read the preview, confirm or cancel; the checking and
 the import run in the background (annotation.tasks) while the page shows their progress."""
 
+from dataclasses import asdict
 from pathlib import Path
 
 from django.contrib import messages
@@ -62,4 +63,5 @@ def campaign_import(request, import_id: int):
 def campaign_import_status(request, import_id: int):
     """What the import page polls while the files are checked or imported."""
     view = import_view(staged=get_object_or_404(CampaignImport, pk=import_id))
-    return JsonResponse({"status": view.status, "progress": view.progress})
+    progress = asdict(view.progress) if view.progress else None
+    return JsonResponse({"status": view.status, "progress": progress})

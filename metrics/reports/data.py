@@ -138,7 +138,7 @@ def report_data(report: LaunchReport) -> dict:
             "coverage": coverage_data(report.coverage),
         },
         "generated_at": report.generated_at.isoformat(),
-        "fingerprint": report.fingerprint,
+        "fingerprint": {"labels": report.fingerprint.labels, "sha256": report.fingerprint.sha256},
         "coverage": coverage_data(report.coverage),
         **decision,
         "models": {

@@ -27,12 +27,19 @@ class RankedDocument:
 
 
 @dataclass(frozen=True)
+class VerdictCounts:
+    good: int
+    same: int
+    bad: int
+
+
+@dataclass(frozen=True)
 class ModelRanking:
     name: str
     role: str
     documents: list[RankedDocument]
     scores: dict[str, float]
-    verdicts: dict[str, int] | None  # experimental models: good / same / bad counts
+    verdicts: VerdictCounts | None  # experimental models
     identical: bool
 
 
@@ -95,9 +102,8 @@ def query_drilldown(*, campaign: Campaign, query_pk: int) -> QueryDrilldown:
         verdicts = None
         if not model.is_online:
             verdict = sbs.preference_verdict[np.isin(sbs.preference_task, task)]
-            verdicts = {
-                name: int((verdict == value).sum()) for name, value in (("good", 1), ("same", 0), ("bad", -1))
-            }
+            good, same, bad = (int((verdict == value).sum()) for value in (1, 0, -1))
+            verdicts = VerdictCounts(good=good, same=same, bad=bad)
         models.append(
             ModelRanking(
                 name=model.name,

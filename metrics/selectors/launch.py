@@ -95,6 +95,14 @@ class Coverage:
 
 
 @dataclass(frozen=True)
+class LabelFingerprint:
+    """Tells two label sets apart."""
+
+    labels: int  # how many
+    sha256: str  # a hash of every label
+
+
+@dataclass(frozen=True)
 class LaunchReport:
     campaign: Campaign
     settings: dict
@@ -109,7 +117,7 @@ class LaunchReport:
     aggregation: AggregationFit
     coverage: Coverage
     generated_at: datetime
-    fingerprint: dict  # {"labels": count, "sha256": hash of every label}: tells two label sets apart
+    fingerprint: LabelFingerprint
     exclusions: list[ExclusionView]  # in force (left out of this report, unless `with_excluded`) and past
     reuse: ReuseSummary  # labels taken from earlier campaigns of the standard
     with_excluded: bool = False
@@ -168,7 +176,7 @@ def _losing_queries(queries: CampaignQueries, evaluated, online, experimental) -
     ]
 
 
-def _label_fingerprint(data: CampaignEvaluationData) -> dict:
+def _label_fingerprint(data: CampaignEvaluationData) -> LabelFingerprint:
     """The number of labels and a SHA-256 over every label (relevance, side by side, adjudicated), in the
     fixed order the selectors fetch them."""
     relevance, sbs = data.relevance, data.side_by_side
@@ -187,7 +195,7 @@ def _label_fingerprint(data: CampaignEvaluationData) -> dict:
     )
     labels = relevance.judgment_task.size + data.preferences.task_pk.size
     labels += len(relevance.adjudication.task) + len(sbs.adjudication.task)
-    return {"labels": int(labels), "sha256": columns_sha256(columns)}
+    return LabelFingerprint(labels=int(labels), sha256=columns_sha256(columns))
 
 
 def _work_coverage(data: CampaignEvaluationData) -> WorkCoverage:

@@ -14,6 +14,7 @@ from django.urls import reverse
 from annotation.bundle import parse_bundle
 from annotation.models import Campaign, CampaignImport, Ranking
 from annotation.previews import import_preview
+from annotation.selectors.imports import PROGRESS_FILE, import_folder
 from annotation.services.campaigns import campaign_import
 from tests.factories import SMALL_BUNDLE
 
@@ -168,6 +169,12 @@ def test_the_status_poll_and_the_template(manager, django_capture_on_commit_call
     staged = upload(manager, django_capture_on_commit_callbacks, SMALL_BUNDLE)
     status = manager.get(reverse("annotation:campaign_import_status", args=[staged.pk])).json()
     assert status == {"status": "ready", "progress": None}
+    CampaignImport.objects.filter(pk=staged.pk).update(status=CampaignImport.Status.IMPORTING)
+    (import_folder(staged) / PROGRESS_FILE).write_text(json.dumps({"rows": 3, "total": 10}))
+    status = manager.get(reverse("annotation:campaign_import_status", args=[staged.pk])).json()
+    assert status == {"status": "importing", "progress": {"rows": 3, "total": 10}}
+    page = manager.get(reverse("annotation:campaign_import", args=[staged.pk])).content.decode()
+    assert 'value="3" max="10"' in page and "3 of 10 ranking rows" in page
     template = manager.get(reverse("annotation:campaign_template"))
     assert json.loads(template.content)["models"]
 

@@ -12,6 +12,7 @@ from annotation.bundle import JudgmentRow, PreferenceRow, parse_bundle
 from annotation.models import Query
 from annotation.services.campaigns import campaign_import
 from annotation.services.label_import import labels_import
+from metrics.selectors.drilldown import VerdictCounts
 from tests.factories import launch_page_urls, worked_campaign
 
 
@@ -112,7 +113,7 @@ def test_drilldown_shows_both_rankings_with_aggregated_labels(client, worked, ma
     assert [d.external_id for d in exp.documents] == ["a", "c", "b", "f", "e", "d"]
     assert exp.documents[1].online_rank == 3
     assert online.scores["nDCG"] == pytest.approx(0.9608, abs=1e-4)
-    assert exp.verdicts == {"good": 1, "same": 0, "bad": 0}
+    assert exp.verdicts == VerdictCounts(good=1, same=0, bad=0)
     page = response.content.decode()
     assert "grade-high" in page and "online #3" in page
 
