@@ -39,19 +39,17 @@ def form_errors_text(form: forms.Form) -> str:
     return "; ".join(f"{field}: {' '.join(map(str, errors))}" for field, errors in form.errors.items())
 
 
-class JudgmentForm(forms.Form):
-    grade = forms.IntegerField()  # whether it is on the scale is the service's call
-    comment = forms.CharField(required=False, max_length=5000, strip=True)
-    version = forms.CharField(required=False, max_length=64)  # the label the page showed
+class LabelForm(forms.Form):
+    """The workbench's label: a grade (relevance task) or a side and strength (side by side); which the task
+    needs, and whether the grade is on the scale, is the service's call (`label_submit`)."""
 
-
-class PreferenceForm(forms.Form):
-    side = forms.ChoiceField(choices=[(side, side) for side in SIDES])
+    grade = forms.IntegerField(required=False)
+    side = forms.TypedChoiceField(choices=[(side, side) for side in SIDES], required=False, empty_value=None)
     strength = forms.TypedChoiceField(
         choices=[("1", "slightly"), ("2", "much")], coerce=int, required=False, empty_value=None
     )
     comment = forms.CharField(required=False, max_length=5000, strip=True)
-    version = forms.CharField(required=False, max_length=64)
+    version = forms.CharField(required=False, max_length=64)  # the label the page showed
 
     def clean(self):
         data = super().clean()

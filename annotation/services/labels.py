@@ -31,6 +31,60 @@ from annotation.task_kinds import RELEVANCE, SIDE_BY_SIDE, TaskKind, task_kind
 SIDES = ("left", "same", "right")
 
 
+def field_needed(field: str) -> TaskError:
+    """The error of a label without the field its task's kind needs."""
+    return TaskError(TaskErrorCode.INVALID_LABEL, "is required for this kind of task.", field=field)
+
+
+def _refuse(**fields: object) -> None:
+    """Refuse the first field given (not None) that the task's kind does not take."""
+    for field, value in fields.items():
+        if value is not None:
+            raise TaskError(TaskErrorCode.INVALID_LABEL, "is not for this kind of task.", field=field)
+
+
+def label_submit(
+    *,
+    annotator,
+    assignment: Assignment,
+    grade: int | None = None,
+    verdict: str | None = None,
+    strength: int | None = None,
+    comment: str = "",
+    seconds_spent: float | None = None,
+    version: str | None = None,
+) -> tuple[Judgment | Preference, bool]:
+    """Label the assignment's task, whichever its kind: a grade for a relevance task; a verdict (the side the
+    annotator found better: left, same or right) and, on the 5-point scale, a strength for a side-by-side
+    task. A field of the other kind is refused. Returns the label and whether it was created (else changed);
+    `judgment_submit` or `preference_submit` writes it, in its own transaction."""
+    task = assignment.task
+    if isinstance(task, RelevanceTask):
+        if grade is None:
+            raise field_needed("grade")
+        _refuse(verdict=verdict, strength=strength)
+        return judgment_submit(
+            annotator=annotator,
+            task=task,
+            grade=grade,
+            comment=comment,
+            seconds_spent=seconds_spent,
+            version=version,
+        )
+    if verdict is None:
+        raise field_needed("verdict")
+    _refuse(grade=grade)
+    return preference_submit(
+        annotator=annotator,
+        task=task,
+        side=verdict,
+        strength=strength,
+        comment=comment,
+        seconds_spent=seconds_spent,
+        version=version,
+    )
+
+
 def _seconds_spent(assignment: Assignment, reported: float | None) -> float:
     """Lease to now; a client's own measure (e.g. time the page was visible) may only shorten it."""
     measured = (timezone.now() - assignment.leased_at).total_seconds()

@@ -11,12 +11,12 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
 from annotation.errors import TaskError
-from annotation.forms import JudgmentForm, PreferenceForm, SkipForm, form_errors_text
-from annotation.models import Assignment, Campaign, RelevanceTask, SkipReason
+from annotation.forms import LabelForm, SkipForm, form_errors_text
+from annotation.models import Assignment, Campaign, SkipReason
 from annotation.roles import can_annotate, role_required
 from annotation.selectors import workbench as selectors
 from annotation.services import assignment as assignment_services
-from annotation.services.labels import judgment_submit, preference_submit
+from annotation.services.labels import label_submit
 
 # Where the page a workbench request answered with lives: a label's POST may answer with the next task.
 WORKBENCH_LOCATION = "X-Workbench-Location"
@@ -80,31 +80,21 @@ def task(request, campaign_id: int, assignment_id: int):
     if request.method != "POST":
         return _render_task(request, assignment)
     here = redirect("annotation:task", campaign_id, assignment_id)
-    relevance = assignment.relevance_task is not None
-    form = (JudgmentForm if relevance else PreferenceForm)(request.POST)
+    form = LabelForm(request.POST)
     if not form.is_valid():
         messages.error(request, form_errors_text(form))
         return here
     data = form.cleaned_data
-    task = assignment.task
     try:
-        if isinstance(task, RelevanceTask):
-            _, created = judgment_submit(
-                annotator=request.user,
-                task=task,
-                grade=data["grade"],
-                comment=data["comment"],
-                version=data["version"] or None,
-            )
-        else:
-            _, created = preference_submit(
-                annotator=request.user,
-                task=task,
-                side=data["side"],
-                strength=data["strength"],
-                comment=data["comment"],
-                version=data["version"] or None,
-            )
+        _, created = label_submit(
+            annotator=request.user,
+            assignment=assignment,
+            grade=data["grade"],
+            verdict=data["side"],
+            strength=data["strength"],
+            comment=data["comment"],
+            version=data["version"] or None,
+        )
     except TaskError as error:
         messages.error(request, str(error))
         return here

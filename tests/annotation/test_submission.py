@@ -6,10 +6,10 @@ import pytest
 from django.utils import timezone
 
 from annotation.errors import TaskError, TaskErrorCode
-from annotation.models import Assignment, Judgment, LabelRevision, SkipReason
+from annotation.models import Assignment, Judgment, LabelRevision, Preference, SkipReason
 from annotation.selectors.workbench import preference_side, task_view
 from annotation.services.assignment import task_next, task_skip
-from annotation.services.labels import judgment_submit, preference_submit
+from annotation.services.labels import judgment_submit, label_submit, preference_submit
 
 
 def expire(assignment: Assignment) -> None:
@@ -209,3 +209,44 @@ def test_strength_on_the_five_point_scale_only(campaign, make_user):
     preference, _ = preference_submit(annotator=ann, task=task, side="left", strength=2)
     assert (preference.verdict, preference.strength) == ("good", 2)
     assert LabelRevision.objects.get(side_by_side_task=task).new_value == "good:2"
+
+
+@pytest.mark.parametrize(
+    ("kind", "answer", "field", "message"),
+    [
+        ("relevance", {}, "grade", "is required for this kind of task."),
+        ("relevance", {"verdict": "left"}, "grade", "is required for this kind of task."),
+        ("relevance", {"grade": 1, "verdict": "left"}, "verdict", "is not for this kind of task."),
+        ("relevance", {"grade": 1, "strength": 1}, "strength", "is not for this kind of task."),
+        ("side_by_side", {"strength": 1}, "verdict", "is required for this kind of task."),
+        ("side_by_side", {"verdict": "left", "grade": 1}, "grade", "is not for this kind of task."),
+    ],
+)
+def test_a_label_takes_the_fields_of_its_tasks_kind(campaign, make_user, kind, answer, field, message):
+    ann = make_user("ann", "annotator")
+    lease = (
+        task_next(annotator=ann, campaign=campaign)
+        if kind == "relevance"
+        else side_by_side_lease(campaign, ann)
+    )
+    labels = Judgment.objects.count()
+    with pytest.raises(TaskError) as error:
+        label_submit(annotator=ann, assignment=lease, **answer)
+    assert (error.value.code, error.value.field, error.value.message) == (
+        TaskErrorCode.INVALID_LABEL,
+        field,
+        message,
+    )
+    assert Judgment.objects.count() == labels and not Preference.objects.exists()
+
+
+def test_a_label_of_either_kind_is_stored_by_its_kinds_service(campaign, make_user):
+    ann = make_user("ann", "annotator")
+    lease = task_next(annotator=ann, campaign=campaign)
+    judgment, created = label_submit(annotator=ann, assignment=lease, grade=2, comment="ok")
+    assert created and Judgment.objects.get(pk=judgment.pk).grade == 2
+    lease = side_by_side_lease(campaign, make_user("other", "annotator"))
+    Assignment.objects.filter(pk=lease.pk).update(experimental_on_left=True)
+    lease.refresh_from_db()
+    preference, created = label_submit(annotator=lease.annotator, assignment=lease, verdict="left")
+    assert created and Preference.objects.get(pk=preference.pk).verdict == "good"

@@ -102,6 +102,14 @@ def test_off_scale_grade_shows_error_and_stays(client, annotator, campaign):
     assert not Judgment.objects.exists()
 
 
+def test_a_verdict_for_a_relevance_task_shows_error_and_stays(client, annotator, campaign):
+    task = client.get(work_url(campaign)).context["task"]
+    url = reverse("annotation:task", args=[campaign.pk, task.assignment_id])
+    response = client.post(url, {"side": "left"}, follow=True)
+    assert "grade: is required for this kind of task." in response.content.decode()
+    assert response.redirect_chain == [(url, 302)] and not Judgment.objects.exists()
+
+
 def test_change_previous_grade(client, annotator, campaign):
     task = client.get(work_url(campaign)).context["task"]
     url = reverse("annotation:task", args=[campaign.pk, task.assignment_id])

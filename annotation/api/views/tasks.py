@@ -4,7 +4,6 @@ annotator, so nobody can address another's work, and it reveals no model."""
 from django.http import Http404
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import generics, serializers, status
-from rest_framework.exceptions import ValidationError
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -21,11 +20,11 @@ from annotation.api.serializers import (
 )
 from annotation.api.views.campaigns import campaign_or_404
 from annotation.errors import TaskError
-from annotation.models import Assignment, RelevanceTask
+from annotation.models import Assignment
 from annotation.selectors.workbench import TaskView, assignment_list, assignment_of, task_view
 from annotation.services.assignment import task_next, task_skip
-from annotation.services.labels import judgment_submit, preference_submit
-from annotation.task_kinds import KIND_NAMES, RELEVANCE, SIDE_BY_SIDE
+from annotation.services.labels import label_submit
+from annotation.task_kinds import KIND_NAMES, assignment_task
 
 ANNOTATOR = [IsAuthenticated, IsAnnotator]
 
@@ -119,32 +118,18 @@ class JudgmentView(BodyLimitMixin, APIView):
         label.is_valid(raise_exception=True)
         data = label.validated_data
         assignment = _own_assignment(request, task_id)
-        relevance = assignment.relevance_task_id is not None
-        needed, *refused = ("grade", "verdict", "strength") if relevance else ("verdict", "grade")
-        if needed not in data:
-            raise ValidationError({needed: "is required for this kind of task."})
-        for field in refused:
-            if field in data:
-                raise ValidationError({field: "is not for this kind of task."})
-        common = {
-            "annotator": request.user,
-            "comment": data["comment"],
-            "seconds_spent": data.get("seconds_spent"),
-            "version": data.get("version"),
-        }
-        task = assignment.task
-        if isinstance(task, RelevanceTask):
-            judgment, created = judgment_submit(task=task, grade=data["grade"], **common)
-            body = {"kind": RELEVANCE.name, "grade": judgment.grade}
-        else:
-            preference, created = preference_submit(
-                task=task,
-                side=data["verdict"],
-                strength=data.get("strength"),
-                **common,
-            )
-            body = {"kind": SIDE_BY_SIDE.name, "verdict": data["verdict"], "strength": preference.strength}
-        body.update(id=assignment.pk, comment=data["comment"])
+        answer = {field: data[field] for field in ("grade", "verdict", "strength") if field in data}
+        _, created = label_submit(
+            annotator=request.user,
+            assignment=assignment,
+            comment=data["comment"],
+            seconds_spent=data.get("seconds_spent"),
+            version=data.get("version"),
+            **answer,
+        )
+        # What was stored: the service refuses any answer it would not store as given.
+        kind, _ = assignment_task(assignment)
+        body = {"id": assignment.pk, "kind": kind.name, **answer, "comment": data["comment"]}
         if query.validated_data["next"]:
             body["next"] = _next_task(request.user, assignment.campaign)
         return Response(
