@@ -6,6 +6,7 @@ from django.db import transaction
 from annotation.errors import TaskError, TaskErrorCode
 from annotation.models import Adjudication, LabelRevision, RelevanceTask, SideBySideTask, Verdict
 from annotation.roles import can_review
+from annotation.services.labels import field_needed
 from annotation.task_kinds import task_kind
 
 
@@ -18,17 +19,23 @@ def adjudication_set(
     verdict: str | None = None,
     reason: str,
 ) -> Adjudication:
-    """Create or replace the task's adjudication and record the change in its label history."""
+    """Create or replace the task's adjudication and record the change in its label history: a grade for a
+    relevance task, a verdict (good, same or bad, relative to the experimental model) for a side-by-side
+    task; the other is not looked at."""
     if not can_review(reviewer):
         raise PermissionDenied("only reviewers and managers adjudicate")
+    is_relevance = isinstance(task, RelevanceTask)
+    if is_relevance and grade is None:
+        raise field_needed("grade")
+    if not is_relevance and verdict is None:
+        raise field_needed("verdict")
     if task.campaign.archived_at is not None:
         raise TaskError(TaskErrorCode.ARCHIVED, "This campaign is archived: it takes no more labels.")
     reason = (reason or "").strip()
     if not reason:
         raise TaskError(TaskErrorCode.INVALID_LABEL, "say why this label is final", field="reason")
-    is_relevance = isinstance(task, RelevanceTask)
     if is_relevance:
-        if grade is None or grade not in task.campaign.grade_values:
+        if grade not in task.campaign.grade_values:
             raise TaskError(
                 TaskErrorCode.INVALID_LABEL,
                 f"grade must be one of {task.campaign.grade_values}",

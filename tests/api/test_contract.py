@@ -7,7 +7,7 @@ import pytest
 from django.core.cache import cache
 from rest_framework.test import APIClient
 
-from annotation.models import Campaign, Judgment, LabelRevision, Preference, Ranking
+from annotation.models import Adjudication, Campaign, Judgment, LabelRevision, Preference, Ranking
 from tests.factories import ranked_ids
 
 
@@ -340,6 +340,30 @@ def test_bad_verdicts_are_400(annotator, campaign):
     ]:
         response = annotator.post(url, body, format="json")
         assert response.status_code == 400 and response.json()["field"] == field, response.json()
+
+
+def test_a_field_of_the_other_kind_is_a_400_naming_it(annotator, reviewer, campaign):
+    """The label service's kind check, as the API answers it; a final label's too."""
+    task = _next(annotator, campaign).json()
+    url = f"/api/tasks/{task['id']}/judgment/"
+    for body, detail in [
+        ({"verdict": "left"}, "grade: is required for this kind of task."),
+        ({"grade": 1, "strength": 1}, "strength: is not for this kind of task."),
+    ]:
+        response = annotator.post(url, body, format="json")
+        assert response.status_code == 400 and response.json()["detail"] == detail, response.json()
+    for kind, task_pk, field in [
+        ("relevance", campaign.relevance_tasks.first().pk, "grade"),
+        ("side-by-side", campaign.side_by_side_tasks.first().pk, "verdict"),
+    ]:
+        url = f"/api/review/{kind}/{task_pk}/adjudication/"
+        response = reviewer.post(url, {"reason": "why"}, format="json")
+        assert response.status_code == 400 and response.json() == {
+            "code": "invalid_label",
+            "detail": f"{field}: is required for this kind of task.",
+            "field": field,
+        }
+    assert not Judgment.objects.exists() and not Adjudication.objects.exists()
 
 
 def test_nothing_left_is_204_and_every_label_is_201(annotator, campaign):

@@ -3,7 +3,6 @@
 from django.http import Http404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, serializers
-from rest_framework.exceptions import ValidationError
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -17,7 +16,6 @@ from annotation.api.serializers import (
     RevisionSerializer,
 )
 from annotation.api.views.campaigns import campaign_or_404
-from annotation.models import RelevanceTask
 from annotation.selectors.review import (
     QueueState,
     label_history,
@@ -103,10 +101,13 @@ class AdjudicationView(BodyLimitMixin, APIView):
         request_data = AdjudicationRequestSerializer(data=request.data)
         request_data.is_valid(raise_exception=True)
         data = request_data.validated_data
-        needed = "grade" if isinstance(task, RelevanceTask) else "verdict"
-        if needed not in data:
-            raise ValidationError({needed: "is required for this kind of task."})
-        adjudication_set(reviewer=request.user, task=task, reason=data["reason"], **{needed: data[needed]})
+        adjudication_set(
+            reviewer=request.user,
+            task=task,
+            reason=data["reason"],
+            grade=data.get("grade"),
+            verdict=data.get("verdict"),
+        )
         return Response(ReviewTaskSerializer(review_task(task=task)).data)
 
 
