@@ -14,7 +14,6 @@ from rest_framework.views import APIView
 
 from annotation.api.permissions import IsReviewer
 from annotation.api.views.campaigns import campaign_or_404
-from annotation.errors import InputError, InputErrorCode
 from annotation.selectors.labels import campaign_labels_export
 from metrics.reports.text import report_json
 from metrics.selectors.evaluation_data import campaign_aggregated_labels
@@ -123,8 +122,5 @@ class LaunchReportView(APIView):
         query = ReportFilter(data=request.query_params)
         query.is_valid(raise_exception=True)
         campaign = campaign_or_404(campaign_id)
-        try:
-            report = launch_report_build(campaign=campaign, model=query.validated_data.get("model"))
-        except ValueError as exc:
-            raise InputError(InputErrorCode.UNKNOWN_MODEL, str(exc), field="model") from None
+        report = launch_report_build(campaign=campaign, model=query.validated_data.get("model"))
         return HttpResponse(report_json(report), content_type="application/json")

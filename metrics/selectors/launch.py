@@ -16,6 +16,7 @@ from django.db.models.functions import TruncDate
 from django.utils import timezone
 
 from annotation.campaign_settings import CAMPAIGN_SETTINGS
+from annotation.errors import InputError, InputErrorCode
 from annotation.models import Campaign, Judgment, Preference, RankingModel
 from annotation.selectors.campaigns import CampaignProgress, campaign_progress, models_without_rankings
 from annotation.selectors.exclusions import ExclusionView, campaign_exclusions
@@ -297,7 +298,7 @@ def launch_report_later(
     with_excluded: bool = False,
 ) -> Future[LaunchReport]:
     """Every model's measures, each experimental model against the online one, and the launch decision
-    for `model` (default: the first experimental model). Raises ValueError for an unknown `model`.
+    for `model` (default: the first experimental model); an unknown `model` is an InputError.
 
     `n_resamples`: sign flips of each measure's randomization test and resamples of the GSB bootstrap;
     `n_bootstrap`: resamples of the measure deltas' bootstrap intervals (2,000 is ample for a 95% percentile
@@ -310,7 +311,11 @@ def launch_report_later(
     data = campaign_evaluation_data(campaign=campaign, with_excluded=with_excluded)
     experimental = [ranking_model.name for ranking_model in data.models if not ranking_model.is_online]
     if model is not None and model not in experimental:
-        raise ValueError(f"no experimental model {model!r} in campaign {campaign.name!r}")
+        raise InputError(
+            InputErrorCode.UNKNOWN_MODEL,
+            f"no experimental model {model!r} in campaign {campaign.name!r}",
+            field="model",
+        )
     coefficients = (
         campaign_agreement_later(campaign=campaign, relevance=data.relevance, preferences=data.preferences)
         if agreement

@@ -3,6 +3,7 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.utils.http import content_disposition_header
 
+from annotation.errors import InputError
 from annotation.models import Campaign, Query
 from annotation.roles import can_review, role_required
 from annotation.selectors.labels import campaign_label_stamp
@@ -28,7 +29,7 @@ def overview(request, campaign_id: int):
 def _report(campaign: Campaign, model: str):
     try:
         return launch_report_build(campaign=campaign, model=model)
-    except ValueError:
+    except InputError:
         raise Http404("no such experimental model") from None
 
 

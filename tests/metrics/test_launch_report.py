@@ -11,6 +11,7 @@ from django.db import transaction
 
 from annotation.bundle import JudgmentRow, PreferenceRow, parse_bundle
 from annotation.campaign_settings import CAMPAIGN_SETTINGS, SETTINGS_BY_NAME
+from annotation.errors import InputError
 from annotation.models import Adjudication, Campaign, SideBySideTask
 from annotation.services.campaigns import campaign_import
 from annotation.services.demo import DEMO_NAME
@@ -118,7 +119,7 @@ def test_several_experimental_models_each_get_a_decision(db):
     # exp2 ranks as online does: every list identical, GSB 0, no launch.
     assert data["comparisons"]["exp2"]["gsb"]["score"] == 0
     assert data["comparisons"]["exp2"]["decision"] == "no_launch"
-    with pytest.raises(ValueError, match="online"):
+    with pytest.raises(InputError, match="online"):
         launch_report_build(campaign=campaign, model="online", agreement=False)
 
 
@@ -201,6 +202,16 @@ def test_the_command_names_what_is_wrong(worked):
         command("no such campaign")
     with pytest.raises(CommandError, match="no experimental model 'nope'"):
         command(str(worked.pk), "--model", "nope")
+
+
+def test_the_api_names_an_unknown_model(worked, client, make_user):
+    client.force_login(make_user("rita", "reviewer"))
+    response = client.get(f"/api/campaigns/{worked.pk}/report/?model=online")
+    assert response.status_code == 400 and response.json() == {
+        "code": "unknown_model",
+        "detail": f"model: no experimental model 'online' in campaign '{worked.name}'",
+        "field": "model",
+    }
 
 
 def test_the_demo_shows_a_decision_not_collecting(db, settings):

@@ -21,7 +21,7 @@ class Command(BaseCommand):
         try:
             campaign = campaign_get(identifier=options["campaign"])
             report = launch_report_build(campaign=campaign, model=options["model"])
-        except (InputError, ValueError) as exc:
+        except InputError as exc:
             raise CommandError(str(exc)) from None
         text = report_render(report, options["format"])
         if options["output"]:
