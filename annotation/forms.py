@@ -87,16 +87,47 @@ class SkipForm(forms.Form):
     reason = forms.ChoiceField(choices=SkipReason.choices)
 
 
+def _roles_offer(form: forms.Form, roles: list[Role]) -> None:
+    """The form's role field offers `roles` only."""
+    field = form.fields["role"]
+    assert isinstance(field, forms.ChoiceField)
+    field.choices = [(role.value, role.value) for role in roles]
+
+
 class PersonForm(forms.Form):
+    """A new person; `roles` are those the manager may give (`roles.roles_grantable`)."""
+
     username = forms.CharField(max_length=150)
     name = forms.CharField(max_length=150, required=False)
-    role = forms.ChoiceField(choices=[(role.value, role.value) for role in Role])
+    role = forms.ChoiceField()
+
+    def __init__(self, *args, roles: list[Role], **kwargs):
+        super().__init__(*args, **kwargs)
+        _roles_offer(self, roles)
 
 
 class PersonActionForm(forms.Form):
+    """One action on a person: `role` is read for "role" only, from the roles the manager may give."""
+
     action = forms.ChoiceField(
-        choices=[("deactivate", "Deactivate"), ("activate", "Activate"), ("password_reset", "Reset password")]
+        choices=[
+            ("deactivate", "Deactivate"),
+            ("activate", "Activate"),
+            ("password_reset", "Reset password"),
+            ("role", "Change role"),
+        ]
     )
+    role = forms.ChoiceField(required=False)
+
+    def __init__(self, *args, roles: list[Role], **kwargs):
+        super().__init__(*args, **kwargs)
+        _roles_offer(self, roles)
+
+    def clean(self):
+        data = super().clean()
+        if data.get("action") == "role" and not data.get("role"):
+            self.add_error("role", "Choose a role.")
+        return data
 
 
 class CampaignMembersForm(forms.Form):

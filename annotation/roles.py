@@ -101,6 +101,20 @@ def can_manage(user) -> bool:
     return user_has_role(user, Role.MANAGER)
 
 
+def may_manage(by, *, roles: Iterable[str], is_superuser: bool) -> bool:
+    """The People page's rule: a manager manages annotators and reviewers (and people with no role); only a
+    superuser manages managers and superusers. `roles` and `is_superuser` are the person's, or the role
+    about to be given. Acting on oneself is refused apart (the services' check)."""
+    if is_superuser or Role.MANAGER in roles:
+        return bool(by.is_superuser)
+    return can_manage(by)
+
+
+def roles_grantable(by) -> list[Role]:
+    """The roles `by` may give a person: annotator and reviewer, and manager too for a superuser."""
+    return [role for role in Role if may_manage(by, roles=[role], is_superuser=False)]
+
+
 def role_required(check):
     """View decorator: log in first, then 403 unless `check(user)` holds (e.g. `can_review`)."""
 

@@ -4,6 +4,7 @@ Test modules import from here, never from each other.
 """
 
 import json
+import re
 from pathlib import Path
 from urllib.parse import quote
 
@@ -203,7 +204,12 @@ ROUTES = [
     ("GET", "/campaigns/imports/{import_id}/status/", "managers", "an import's status and progress (JSON)"),
     ("GET", "/people/", "managers", "people: roles, last sign-in, last label"),
     ("POST", "/people/", "managers", "add a person (shows a one-time set-password link)"),
-    ("POST", "/people/{user_id}/", "managers", "deactivate, activate, or reset a password"),
+    (
+        "POST",
+        "/people/{user_id}/",
+        "managers",
+        "deactivate, activate, reset a password or change a role (the role rules of docs/security.md)",
+    ),
     ("GET", "/review/relevance/{task_id}/", "reviewers, managers", "review a relevance task"),
     ("POST", "/review/relevance/{task_id}/", "reviewers, managers", "adjudicate it"),
     ("GET", "/review/side-by-side/{task_id}/", "reviewers, managers", "review a side-by-side task"),
@@ -250,3 +256,16 @@ def route_url(path: str, ids: dict, tasks: dict) -> str:
     if path.startswith("/api/tasks/"):
         task_id = ids["assignment_id"]
     return path.format(task_id=task_id, **{key: quote(str(value), safe="") for key, value in ids.items()})
+
+
+def handed_link(response) -> str:
+    """The set-password path a People page's message hands over."""
+    return re.search(r"http://testserver(/password/set/[^\s<]+)", response.content.decode()).group(1)
+
+
+def password_set_through(client, link: str, password: str):
+    """Opens a set-password link and sets `password` with it; the page it ends on."""
+    page = client.get(link, follow=True)
+    assert "Set your password" in page.content.decode()
+    url = page.redirect_chain[-1][0] if page.redirect_chain else link
+    return client.post(url, {"new_password1": password, "new_password2": password}, follow=True)

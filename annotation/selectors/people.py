@@ -1,4 +1,5 @@
-"""People as managers see them: roles, whether active, when they last signed in and last labelled."""
+"""People as managers see them: roles, whether active, when they last signed in and last labelled, and
+whether the manager looking may act on them."""
 
 from dataclasses import dataclass
 from datetime import datetime
@@ -7,7 +8,7 @@ from django.contrib.auth import get_user_model
 from django.db.models import OuterRef, QuerySet, Subquery
 
 from annotation.models import Campaign, Judgment, Preference
-from annotation.roles import Role
+from annotation.roles import Role, may_manage
 
 
 @dataclass(frozen=True)
@@ -19,6 +20,7 @@ class PersonView:
     is_active: bool
     last_login: datetime | None
     last_label: datetime | None
+    manageable: bool  # the viewer may act on them (`roles.may_manage`, and not themselves)
 
 
 def _latest(label_model) -> Subquery:
@@ -26,8 +28,8 @@ def _latest(label_model) -> Subquery:
     return Subquery(rows.values("updated_at")[:1])
 
 
-def people_list() -> list[PersonView]:
-    """Everyone with a role or a login, ordered by username; two queries."""
+def people_list(*, viewer) -> list[PersonView]:
+    """Everyone with a role or a login, ordered by username, as `viewer` sees them; two queries."""
     users = (
         get_user_model()
         .objects.order_by("username")
@@ -48,6 +50,8 @@ def people_list() -> list[PersonView]:
             last_label=max(
                 (t for t in (user.last_judgment, user.last_preference) if t is not None), default=None
             ),
+            manageable=user.pk != viewer.pk
+            and may_manage(viewer, roles=roles.get(user.pk, []), is_superuser=user.is_superuser),
         )
         for user in users
     ]

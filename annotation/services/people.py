@@ -1,11 +1,13 @@
 """People and campaign membership, managed by managers in the browser: add a person with a one-time
-set-password link, reset a password the same way, deactivate and reactivate, choose a campaign's members."""
+set-password link, reset a password the same way, deactivate and reactivate, change a role, choose a
+campaign's members. Who may act on whom is `roles.may_manage` (a manager manages annotators and reviewers,
+only a superuser managers and superusers), and nobody acts on themselves here: each action checks it."""
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.contrib.auth.tokens import default_token_generator
 from django.contrib.auth.validators import UnicodeUsernameValidator
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
 from django.urls import reverse
 from django.utils.encoding import force_bytes
@@ -13,8 +15,14 @@ from django.utils.http import urlsafe_base64_encode
 
 from annotation.errors import InputError, InputErrorCode
 from annotation.models import Campaign
-from annotation.roles import Role
-from annotation.services.tokens import tokens_revoke, user_deactivate
+from annotation.roles import Role, may_manage
+from annotation.services.tokens import (
+    token_cache_forget,
+    tokens_revoke,
+    user_deactivate,
+)
+
+ONLY_SUPERUSERS = "Only a superuser manages managers and superusers."
 
 
 def password_set_path(*, user) -> str:
@@ -24,9 +32,26 @@ def password_set_path(*, user) -> str:
     return reverse("password_set", args=[uid, default_token_generator.make_token(user)])
 
 
+def _person_to_change(*, by, user):
+    """`user`, locked until the change commits, once the rules let `by` act on them."""
+    user = get_user_model().objects.select_for_update().get(pk=user.pk)
+    if user.pk == by.pk:
+        raise InputError(
+            InputErrorCode.INVALID_VALUE,
+            "You cannot change your own account here; your password is changed on the password page.",
+            field="user",
+        )
+    roles = user.groups.values_list("name", flat=True)
+    if not may_manage(by, roles=roles, is_superuser=user.is_superuser):
+        raise PermissionDenied(ONLY_SUPERUSERS)
+    return user
+
+
 @transaction.atomic
-def person_create(*, username: str, name: str, role: Role) -> tuple:
+def person_create(*, by, username: str, name: str, role: Role) -> tuple:
     """A new person in one role, without a usable password; returns them and their set-password path."""
+    if not may_manage(by, roles=[role], is_superuser=False):
+        raise PermissionDenied(ONLY_SUPERUSERS)
     try:
         UnicodeUsernameValidator()(username)
     except ValidationError as error:
@@ -45,23 +70,34 @@ def person_create(*, username: str, name: str, role: Role) -> tuple:
 
 
 @transaction.atomic
-def person_password_reset(*, user) -> str:
+def person_password_reset(*, by, user) -> str:
     """The old password and API tokens stop working; returns the new set-password path."""
+    user = _person_to_change(by=by, user=user)
     user.set_unusable_password()
     user.save(update_fields=["password"])
     tokens_revoke(user=user)
     return password_set_path(user=user)
 
 
+@transaction.atomic
 def person_active_set(*, by, user, active: bool) -> None:
-    """Deactivating signs the person out of the API too; nobody deactivates themselves."""
-    if not active and user.pk == by.pk:
-        raise InputError(InputErrorCode.INVALID_VALUE, "you cannot deactivate yourself", field="active")
+    """Deactivating signs the person out of the API too."""
+    user = _person_to_change(by=by, user=user)
     if not active:
         user_deactivate(user=user)
     elif not user.is_active:
         user.is_active = True
         user.save(update_fields=["is_active"])
+
+
+@transaction.atomic
+def person_role_set(*, by, user, role: Role) -> None:
+    """The person holds `role` and no other; their API tokens see it at once."""
+    user = _person_to_change(by=by, user=user)
+    if not may_manage(by, roles=[role], is_superuser=False):
+        raise PermissionDenied(ONLY_SUPERUSERS)
+    user.groups.set([Group.objects.get(name=role)])
+    token_cache_forget(user=user)
 
 
 @transaction.atomic

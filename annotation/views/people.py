@@ -1,4 +1,4 @@
-"""Managers' pages: people (add, deactivate, reset a password) and a campaign's members."""
+"""Managers' pages: people (add, deactivate, reset a password, change a role) and a campaign's members."""
 
 from django.contrib import messages
 from django.contrib.auth import get_user_model
@@ -6,9 +6,9 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation.errors import InputError
-from annotation.forms import CampaignMembersForm, PersonActionForm, PersonForm
+from annotation.forms import CampaignMembersForm, PersonActionForm, PersonForm, form_errors_text
 from annotation.models import Campaign
-from annotation.roles import can_manage, role_required
+from annotation.roles import can_manage, role_required, roles_grantable
 from annotation.selectors.people import campaign_member_ids, people_list
 from annotation.services import people as services
 
@@ -24,35 +24,42 @@ def _hand_over(request, username: str, path: str) -> None:
 @role_required(can_manage)
 @require_http_methods(["GET", "POST"])
 def people(request):
-    form = PersonForm(request.POST or None)
+    roles = roles_grantable(request.user)
+    form = PersonForm(request.POST or None, roles=roles)
     if request.method == "POST" and form.is_valid():
         try:
-            user, path = services.person_create(**form.cleaned_data)
+            user, path = services.person_create(by=request.user, **form.cleaned_data)
         except InputError as error:
             form.add_error(error.field or None, error.message)
         else:
             _hand_over(request, user.username, path)
             return redirect("annotation:people")
-    return render(request, "annotation/people.html", {"people": people_list(), "form": form})
+    context = {"people": people_list(viewer=request.user), "form": form, "roles": roles}
+    return render(request, "annotation/people.html", context)
 
 
 @role_required(can_manage)
 @require_POST
 def person(request, user_id: int):
+    """One action on a person; one the rules refuse them (`roles.may_manage`) is a 403."""
     user = get_object_or_404(get_user_model(), pk=user_id)
-    form = PersonActionForm(request.POST)
+    form = PersonActionForm(request.POST, roles=roles_grantable(request.user))
     if not form.is_valid():
-        messages.error(request, "Choose deactivate, activate or reset password.")
+        messages.error(request, form_errors_text(form))
         return redirect("annotation:people")
-    action = form.cleaned_data["action"]
+    action, role = form.cleaned_data["action"], form.cleaned_data["role"]
     try:
         if action == "password_reset":
-            _hand_over(request, user.username, services.person_password_reset(user=user))
+            _hand_over(request, user.username, services.person_password_reset(by=request.user, user=user))
+        elif action == "role":
+            services.person_role_set(by=request.user, user=user, role=role)
+            messages.success(request, f"The role of {user.username} is now {role}.")
+        elif action == "activate":
+            services.person_active_set(by=request.user, user=user, active=True)
+            messages.success(request, f"{user.username} is active.")
         else:
-            services.person_active_set(by=request.user, user=user, active=action == "activate")
-            messages.success(
-                request, f"{user.username} is {'active' if action == 'activate' else 'deactivated'}."
-            )
+            services.person_active_set(by=request.user, user=user, active=False)
+            messages.success(request, f"{user.username} is deactivated.")
     except InputError as error:
         messages.error(request, error.message)
     return redirect("annotation:people")

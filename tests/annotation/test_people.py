@@ -12,18 +12,7 @@ from annotation.errors import TaskError, TaskErrorCode
 from annotation.services.assignment import task_next
 from annotation.services.labels import judgment_submit
 from annotation.services.people import campaign_members_set
-
-
-def _handed_link(response) -> str:
-    text = response.content.decode()
-    return re.search(r"http://testserver(/password/set/[^\s<]+)", text).group(1)
-
-
-def _set_password(client, link: str, password: str):
-    page = client.get(link, follow=True)
-    assert "Set your password" in page.content.decode()
-    url = page.redirect_chain[-1][0]
-    return client.post(url, {"new_password1": password, "new_password2": password}, follow=True)
+from tests.factories import handed_link, password_set_through
 
 
 def test_a_manager_adds_a_person_who_sets_a_password_once(client, make_user):
@@ -33,7 +22,7 @@ def test_a_manager_adds_a_person_who_sets_a_password_once(client, make_user):
         {"username": "nina", "name": "Nina Ko", "role": "annotator"},
         follow=True,
     )
-    link = _handed_link(response)
+    link = handed_link(response)
     nina = get_user_model().objects.get(username="nina")
     assert (nina.first_name, nina.last_name, nina.has_usable_password()) == ("Nina", "Ko", False)
     assert list(nina.groups.values_list("name", flat=True)) == ["annotator"]
@@ -41,7 +30,7 @@ def test_a_manager_adds_a_person_who_sets_a_password_once(client, make_user):
     assert link not in client.get(reverse("annotation:people")).content.decode()  # shown once
 
     newcomer = client.__class__()
-    done = _set_password(newcomer, link, "a long new secret 42")
+    done = password_set_through(newcomer, link, "a long new secret 42")
     assert "Password set" in done.content.decode()
     assert newcomer.login(username="nina", password="a long new secret 42")
     again = newcomer.get(link, follow=True).content.decode()
@@ -65,10 +54,10 @@ def test_reset_password_and_deactivate(client, make_user):
     token = Token.objects.create(user=ann)
     client.force_login(boss)
     url = reverse("annotation:person", args=[ann.pk])
-    link = _handed_link(client.post(url, {"action": "password_reset"}, follow=True))
+    link = handed_link(client.post(url, {"action": "password_reset"}, follow=True))
     assert not client.__class__().login(username="ann", password="old secret 123")
     assert not Token.objects.filter(pk=token.pk).exists()
-    _set_password(client.__class__(), link, "fresh secret 456")
+    password_set_through(client.__class__(), link, "fresh secret 456")
     assert client.__class__().login(username="ann", password="fresh secret 456")
 
     client.post(url, {"action": "deactivate"})
@@ -78,7 +67,7 @@ def test_reset_password_and_deactivate(client, make_user):
     assert client.__class__().login(username="ann", password="fresh secret 456")
 
     page = client.post(reverse("annotation:person", args=[boss.pk]), {"action": "deactivate"}, follow=True)
-    assert "cannot deactivate yourself" in page.content.decode()
+    assert "You cannot change your own account here" in page.content.decode()
     boss.refresh_from_db()
     assert boss.is_active
 

@@ -1,0 +1,129 @@
+"""Who may act on whom on the People page: the role rule, held by the services, not only hidden by the
+page."""
+
+import re
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.exceptions import PermissionDenied
+from django.test import Client
+from django.urls import reverse
+
+from annotation.roles import Role
+from annotation.services import people as services
+from tests.factories import handed_link, password_set_through
+
+User = get_user_model()
+ACTIONS = [
+    {"action": "password_reset"},
+    {"action": "deactivate"},
+    {"action": "activate"},
+    {"action": "role", "role": "annotator"},
+]
+
+
+@pytest.fixture
+def staff(make_user) -> dict:
+    return {
+        "root": User.objects.create_superuser("root", password="pw-root-1"),
+        "boss": make_user("boss", "manager"),
+        "other": make_user("other", "manager"),
+        "ann": make_user("ann", "annotator"),
+        "rita": make_user("rita", "reviewer"),
+    }
+
+
+def _state(user) -> tuple:
+    """Everything an action on the People page could change about a person."""
+    user.refresh_from_db()
+    return user.password, user.is_active, sorted(user.groups.values_list("name", flat=True))
+
+
+def _person_url(user) -> str:
+    return reverse("annotation:person", args=[user.pk])
+
+
+@pytest.mark.parametrize("target", ["root", "other"])
+@pytest.mark.parametrize("body", ACTIONS, ids=lambda body: body["action"])
+def test_a_manager_cannot_act_on_a_superuser_or_another_manager(client, staff, target, body):
+    client.force_login(staff["boss"])
+    before = _state(staff[target])
+    response = client.post(_person_url(staff[target]), body)
+    assert response.status_code == 403
+    assert "/password/set/" not in response.content.decode()
+    assert _state(staff[target]) == before
+
+
+@pytest.mark.parametrize("body", ACTIONS, ids=lambda body: body["action"])
+@pytest.mark.parametrize("who", ["root", "boss"])
+def test_nobody_acts_on_themselves(client, staff, who, body):
+    client.force_login(staff[who])
+    before = _state(staff[who])
+    page = client.post(_person_url(staff[who]), body, follow=True).content.decode()
+    assert "You cannot change your own account here" in page
+    assert "/password/set/" not in page
+    assert _state(staff[who]) == before
+
+
+REFUSED = [
+    ("person_password_reset", "boss", {"user": "root"}),
+    ("person_active_set", "boss", {"user": "other", "active": False}),
+    ("person_role_set", "boss", {"user": "other", "role": Role.ANNOTATOR}),
+    ("person_role_set", "boss", {"user": "ann", "role": Role.MANAGER}),  # giving the manager role
+    ("person_create", "boss", {"username": "newboss", "name": "", "role": Role.MANAGER}),
+    ("person_create", "rita", {"username": "newann", "name": "", "role": Role.ANNOTATOR}),  # a reviewer
+    ("person_active_set", "rita", {"user": "ann", "active": False}),
+]
+
+
+@pytest.mark.parametrize(("service", "by", "arguments"), REFUSED, ids=lambda value: str(value))
+def test_the_services_hold_the_rule_whatever_the_page_shows(staff, service, by, arguments):
+    arguments = {key: staff.get(value, value) if key == "user" else value for key, value in arguments.items()}
+    before = {name: _state(user) for name, user in staff.items()}
+    with pytest.raises(PermissionDenied):
+        getattr(services, service)(by=staff[by], **arguments)
+    assert {name: _state(user) for name, user in staff.items()} == before
+    assert User.objects.count() == len(staff)
+
+
+def test_a_superuser_manages_managers_and_superusers(client, staff):
+    second = User.objects.create_superuser("root2", password="pw-root-2")
+    client.force_login(staff["root"])
+    assert client.post(_person_url(staff["ann"]), {"action": "role", "role": "manager"}).status_code == 302
+    assert list(staff["ann"].groups.values_list("name", flat=True)) == ["manager"]
+    client.post(_person_url(staff["other"]), {"action": "deactivate"})
+    assert not _state(staff["other"])[1]
+    link = handed_link(client.post(_person_url(second), {"action": "password_reset"}, follow=True))
+    password_set_through(Client(), link, "a long new secret 42")
+    assert Client().login(username="root2", password="a long new secret 42")
+
+
+def _row(page: str, username: str) -> str:
+    return re.search(rf"<tr[^>]*>\s*<td>{username}[ <].*?</tr>", page, re.S).group(0)
+
+
+def test_the_page_offers_only_the_actions_the_viewer_may_take(client, staff):
+    client.force_login(staff["boss"])
+    page = client.get(reverse("annotation:people")).content.decode()
+    for name in ("ann", "rita"):
+        assert "Reset password" in _row(page, name) and "Change role" in _row(page, name)
+    for name in ("root", "other"):
+        assert "Managed by a superuser" in _row(page, name) and "<form" not in _row(page, name)
+    assert "You" in _row(page, "boss") and "<form" not in _row(page, "boss")
+    assert 'value="manager"' not in page  # neither in the new person's roles nor in a row's
+
+    client.force_login(staff["root"])
+    page = client.get(reverse("annotation:people")).content.decode()
+    assert "Change role" in _row(page, "other") and 'value="manager"' in _row(page, "other")
+    assert '<option value="manager">manager</option>' in page.split("<table")[0]
+
+
+def test_a_manager_changes_an_annotators_role(client, staff):
+    client.force_login(staff["boss"])
+    ann = staff["ann"]
+    page = client.post(_person_url(ann), {"action": "role", "role": "reviewer"}, follow=True)
+    assert "The role of ann is now reviewer." in page.content.decode()
+    assert list(ann.groups.values_list("name", flat=True)) == ["reviewer"]
+    page = client.post(_person_url(ann), {"action": "role", "role": "manager"}, follow=True)
+    assert "role: Select a valid choice." in page.content.decode()
+    assert list(ann.groups.values_list("name", flat=True)) == ["reviewer"]
