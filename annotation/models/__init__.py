@@ -36,6 +36,7 @@ from annotation.models.labels import (
     Preference,
     RepeatAnswer,
 )
+from annotation.models.people import PasswordLink
 from annotation.models.tasks import Assignment, HandedOutTask, RelevanceTask, SideBySideTask
 
 __all__ = [
@@ -54,6 +55,7 @@ __all__ = [
     "JudgingStandard",
     "Judgment",
     "LabelRevision",
+    "PasswordLink",
     "Preference",
     "Query",
     "Ranking",

@@ -5,7 +5,6 @@ only a superuser managers and superusers), and nobody acts on themselves here: e
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
-from django.contrib.auth.tokens import default_token_generator
 from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
@@ -15,8 +14,10 @@ from django.utils.http import urlsafe_base64_encode
 
 from annotation.errors import InputError, InputErrorCode
 from annotation.models import Campaign
+from annotation.password_links import password_link_tokens
 from annotation.roles import Role, may_manage
 from annotation.services.tokens import (
+    password_links_revoke,
     token_cache_forget,
     tokens_revoke,
     user_deactivate,
@@ -26,10 +27,12 @@ ONLY_SUPERUSERS = "Only a superuser manages managers and superusers."
 
 
 def password_set_path(*, user) -> str:
-    """The path of Django's set-password page for `user`; it works until the password is set (the token
-    hashes the current password), or PASSWORD_RESET_TIMEOUT runs out."""
+    """The path of the set-password page for `user`, on a new link: every link made before stops working.
+    It works until it is used, a newer one is made, the person is deactivated, or PASSWORD_RESET_TIMEOUT
+    runs out (`annotation.password_links`)."""
+    password_links_revoke(user=user)
     uid = urlsafe_base64_encode(force_bytes(user.pk))
-    return reverse("password_set", args=[uid, default_token_generator.make_token(user)])
+    return reverse("password_set", args=[uid, password_link_tokens.make_token(user)])
 
 
 def _person_to_change(*, by, user):
@@ -73,6 +76,12 @@ def person_create(*, by, username: str, name: str, role: Role) -> tuple:
 def person_password_reset(*, by, user) -> str:
     """The old password and API tokens stop working; returns the new set-password path."""
     user = _person_to_change(by=by, user=user)
+    if not user.is_active:
+        raise InputError(
+            InputErrorCode.INVALID_VALUE,
+            f"Activate {user.username} before resetting their password.",
+            field="user",
+        )
     user.set_unusable_password()
     user.save(update_fields=["password"])
     tokens_revoke(user=user)
@@ -81,7 +90,7 @@ def person_password_reset(*, by, user) -> str:
 
 @transaction.atomic
 def person_active_set(*, by, user, active: bool) -> None:
-    """Deactivating signs the person out of the API too."""
+    """Deactivating signs the person out of the API too, and ends their set-password links."""
     user = _person_to_change(by=by, user=user)
     if not active:
         user_deactivate(user=user)

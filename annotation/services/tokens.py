@@ -1,5 +1,5 @@
 """API tokens: one per user, created on first login, revoked when the password changes or the account is
-deactivated, and expired after API_TOKEN_DAYS (0: never)."""
+deactivated, and expired after API_TOKEN_DAYS (0: never). Set-password links die on deactivation too."""
 
 import hashlib
 from datetime import timedelta
@@ -7,8 +7,11 @@ from datetime import timedelta
 from django.conf import settings
 from django.core.cache import cache
 from django.db import IntegrityError, transaction
+from django.db.models import F
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
+
+from annotation.models import PasswordLink
 
 
 def token_expired(*, token: Token) -> bool:
@@ -58,8 +61,16 @@ def user_password_set(*, user, password: str) -> None:
         tokens_revoke(user=user)
 
 
+def password_links_revoke(*, user) -> None:
+    """Every set-password link made for the user so far stops working (`annotation.password_links`)."""
+    PasswordLink.objects.get_or_create(user=user)
+    PasswordLink.objects.filter(user=user).update(generation=F("generation") + 1)
+
+
 def user_deactivate(*, user) -> None:
+    """Signed out of the API, and no set-password link made before works, after a reactivation either."""
     with transaction.atomic():
         user.is_active = False
         user.save(update_fields=["is_active"])
         tokens_revoke(user=user)
+        password_links_revoke(user=user)

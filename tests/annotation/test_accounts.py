@@ -1,5 +1,5 @@
-"""Who may act on whom on the People page: the role rule, held by the services, not only hidden by the
-page."""
+"""Who may act on whom on the People page (the role rule, held by the services, not only hidden by the page),
+and how long a set-password link lives."""
 
 import re
 
@@ -9,6 +9,7 @@ from django.core.exceptions import PermissionDenied
 from django.test import Client
 from django.urls import reverse
 
+from annotation.models import PasswordLink
 from annotation.roles import Role
 from annotation.services import people as services
 from tests.factories import handed_link, password_set_through
@@ -20,6 +21,7 @@ ACTIONS = [
     {"action": "activate"},
     {"action": "role", "role": "annotator"},
 ]
+LINK_DEAD = "Ask a manager for a new one."
 
 
 @pytest.fixture
@@ -36,7 +38,8 @@ def staff(make_user) -> dict:
 def _state(user) -> tuple:
     """Everything an action on the People page could change about a person."""
     user.refresh_from_db()
-    return user.password, user.is_active, sorted(user.groups.values_list("name", flat=True))
+    generation = PasswordLink.objects.filter(user=user).values_list("generation", flat=True).first()
+    return user.password, user.is_active, sorted(user.groups.values_list("name", flat=True)), generation
 
 
 def _person_url(user) -> str:
@@ -127,3 +130,37 @@ def test_a_manager_changes_an_annotators_role(client, staff):
     page = client.post(_person_url(ann), {"action": "role", "role": "manager"}, follow=True)
     assert "role: Select a valid choice." in page.content.decode()
     assert list(ann.groups.values_list("name", flat=True)) == ["reviewer"]
+
+
+def _link(client, person) -> str:
+    return handed_link(client.post(_person_url(person), {"action": "password_reset"}, follow=True))
+
+
+def test_a_link_dies_when_a_newer_one_is_made_and_when_used(client, staff):
+    client.force_login(staff["boss"])
+    older, newer = _link(client, staff["ann"]), _link(client, staff["ann"])
+    assert LINK_DEAD in Client().get(older, follow=True).content.decode()
+    password_set_through(Client(), newer, "a long new secret 42")
+    assert LINK_DEAD in Client().get(newer, follow=True).content.decode()
+    assert Client().login(username="ann", password="a long new secret 42")
+
+
+def test_a_link_dies_on_deactivation_and_stays_dead_after_reactivation(client, staff):
+    client.force_login(staff["boss"])
+    ann = staff["ann"]
+    link = _link(client, ann)
+    client.post(_person_url(ann), {"action": "deactivate"})
+    client.post(_person_url(ann), {"action": "activate"})
+    assert LINK_DEAD in Client().get(link, follow=True).content.decode()
+    stranger = Client()
+    stranger.post(link, {"new_password1": "a long new secret 42", "new_password2": "a long new secret 42"})
+    assert not Client().login(username="ann", password="a long new secret 42")
+    ann.refresh_from_db()
+    assert not ann.has_usable_password()
+
+
+def test_a_deactivated_person_gets_no_link(client, staff):
+    client.force_login(staff["boss"])
+    client.post(_person_url(staff["ann"]), {"action": "deactivate"})
+    page = client.post(_person_url(staff["ann"]), {"action": "password_reset"}, follow=True).content.decode()
+    assert "Activate ann before resetting their password." in page and "/password/set/" not in page
