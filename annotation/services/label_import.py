@@ -27,14 +27,24 @@ from annotation.services.labels import _revision_value
 from plumbing.bulk import bulk_create_batched, rows_insert
 
 
-def annotators_get_or_create(*, usernames: set[str]) -> dict[str, int]:
-    """Map usernames to user ids; missing ones become annotators who cannot log in until given a password."""
+def annotators_get_or_create(*, rows: list, source: str) -> dict[str, int]:
+    """Map the rows' annotators to user ids; missing ones become annotators who cannot log in until given a
+    password. Usernames are unique whatever their case: a new name that differs only in case from a user's
+    (or from one earlier in the file) is refused at its first line."""
     User = get_user_model()
-    known = dict(User.objects.filter(username__in=usernames).values_list("username", "pk"))
-    missing = sorted(usernames - set(known))
+    first_row: dict[str, JudgmentRow | PreferenceRow] = {}
+    for row in sorted(rows, key=lambda row: row.line):
+        first_row.setdefault(row.annotator, row)
+    known = dict(User.objects.filter(username__in=first_row).values_list("username", "pk"))
+    missing = [username for username in first_row if username not in known]
     if missing:
         group, _ = Group.objects.get_or_create(name=Role.ANNOTATOR)
         for username in missing:
+            taken = User.objects.filter(username__iexact=username).values_list("username", flat=True).first()
+            if taken is not None:
+                message = f"{username!r} and {taken!r} differ only in case; a username is unique in any case"
+                line = first_row[username].line
+                raise InputError(Code.ALREADY_EXISTS, message, source=source, line=line, field="annotator")
             user = User(username=username)
             user.set_unusable_password()
             user.save()
@@ -116,9 +126,7 @@ def labels_import(
             )
         sbs_tasks.append(sbs_pk[key])
 
-    users = annotators_get_or_create(
-        usernames={row.annotator for row in judgments} | {row.annotator for row in preferences}
-    )
+    users = annotators_get_or_create(rows=[*judgments, *preferences], source=source)
     existing = set(Judgment.objects.filter(task__campaign=campaign).values_list("task_id", "annotator_id"))
     judgment_objects = []
     for row, pair in zip(judgments, pairs, strict=True):

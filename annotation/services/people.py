@@ -50,9 +50,20 @@ def _person_to_change(*, by, user):
     return user
 
 
+def _username_taken(username: str) -> InputError:
+    User = get_user_model()
+    taken = User.objects.filter(username__iexact=username).values_list("username", flat=True).first()
+    if taken is None or taken == username:
+        message = f"{username!r} is taken."
+    else:
+        message = f"{username!r} is taken: {taken!r} differs from it only in case."
+    return InputError(InputErrorCode.ALREADY_EXISTS, message, field="username")
+
+
 @transaction.atomic
 def person_create(*, by, username: str, name: str, role: Role) -> tuple:
-    """A new person in one role, without a usable password; returns them and their set-password path."""
+    """A new person in one role, without a usable password; returns them and their set-password path.
+    Usernames are unique whatever their case (`MANAGER` beside `manager` is refused)."""
     if not may_manage(by, roles=[role], is_superuser=False):
         raise PermissionDenied(ONLY_SUPERUSERS)
     try:
@@ -60,12 +71,14 @@ def person_create(*, by, username: str, name: str, role: Role) -> tuple:
     except ValidationError as error:
         raise InputError(InputErrorCode.INVALID_VALUE, error.messages[0], field="username") from None
     User = get_user_model()
+    if User.objects.filter(username__iexact=username).exists():
+        raise _username_taken(username)
     first, _, last = name.strip().partition(" ")
     try:
         with transaction.atomic():
             user = User.objects.create(username=username, first_name=first, last_name=last.strip())
-    except IntegrityError:
-        raise InputError(InputErrorCode.ALREADY_EXISTS, f"{username!r} is taken", field="username") from None
+    except IntegrityError:  # taken meanwhile
+        raise _username_taken(username) from None
     user.set_unusable_password()
     user.save(update_fields=["password"])
     user.groups.add(Group.objects.get(name=role))

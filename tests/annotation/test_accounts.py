@@ -1,14 +1,17 @@
 """Who may act on whom on the People page (the role rule, held by the services, not only hidden by the page),
-and how long a set-password link lives."""
+how long a set-password link lives, and usernames unique whatever their case."""
 
+import html
 import re
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
+from django.db import IntegrityError, transaction
 from django.test import Client
 from django.urls import reverse
 
+from annotation.errors import InputError
 from annotation.models import PasswordLink
 from annotation.roles import Role
 from annotation.services import people as services
@@ -164,3 +167,25 @@ def test_a_deactivated_person_gets_no_link(client, staff):
     client.post(_person_url(staff["ann"]), {"action": "deactivate"})
     page = client.post(_person_url(staff["ann"]), {"action": "password_reset"}, follow=True).content.decode()
     assert "Activate ann before resetting their password." in page and "/password/set/" not in page
+
+
+@pytest.mark.parametrize("username", ["MANAGER", "Manager", "manager"])
+def test_usernames_are_unique_whatever_their_case(client, make_user, username):
+    make_user("manager", "reviewer")
+    client.force_login(make_user("boss", "manager"))
+    response = client.post(reverse("annotation:people"), {"username": username, "role": "annotator"})
+    page = html.unescape(response.content.decode())
+    if username == "manager":
+        assert "'manager' is taken." in page
+    else:
+        assert f"{username!r} is taken: 'manager' differs from it only in case." in page
+    assert User.objects.count() == 2
+
+
+def test_the_database_keeps_usernames_unique_whatever_their_case(make_user):
+    make_user("manager")
+    with pytest.raises(IntegrityError), transaction.atomic():
+        User.objects.create(username="MANAGER")
+    boss = make_user("boss", "manager")
+    with pytest.raises(InputError):
+        services.person_create(by=boss, username="MaNaGeR", name="", role=Role.ANNOTATOR)

@@ -100,6 +100,10 @@ def test_grade_of_an_unpooled_document_creates_its_task(campaign, tmp_path):
             r"bad\.jsonl:2: annotator: 'alice' already graded q1/d1",
         ),
         (
+            {"annotator": "ALICE", "query": "q1", "document": "d5", "grade": 1},
+            r"bad\.jsonl:2: annotator: 'ALICE' and 'alice' differ only in case; a username is unique",
+        ),
+        (
             {"annotator": "<b>eve</b> x", "query": "q1", "document": "d1", "grade": 1},
             r"bad\.jsonl:2: annotator: may hold only letters, digits and @ \. \+ - _",
         ),
