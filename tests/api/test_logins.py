@@ -1,10 +1,16 @@
 """Failed sign-ins are limited per account and per client address, on the login page and the token endpoint,
 keyed on what the client cannot choose."""
 
+import time
+from datetime import UTC, datetime
+
 import pytest
-from django.test import Client
+from django.core.cache.backends import db as database_cache
+from django.test import Client, RequestFactory
 from rest_framework.test import APIClient
 from rest_framework.throttling import ScopedRateThrottle
+
+from annotation.services.logins import LoginLimited, user_authenticate
 
 PASSWORD = "s3cret-pass"
 LOCKED = "Too many failed sign-ins"
@@ -95,3 +101,38 @@ def test_another_account_is_not_locked_by_a_neighbours_failures(make_user):
         api_login("ann", "wrong", REMOTE_ADDR="10.0.0.1")
     assert api_login("ann", PASSWORD, REMOTE_ADDR="10.0.0.2").status_code == 429
     assert api_login("bob", PASSWORD, REMOTE_ADDR="10.0.0.2").status_code == 200
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    """`clock(seconds)` moves the time the sign-in limits and the database cache see. Redis keeps its own
+    time: there the window's stored end decides."""
+    now = [time.time()]
+    monkeypatch.setattr(time, "time", lambda: now[0])
+    monkeypatch.setattr(database_cache, "tz_now", lambda: datetime.fromtimestamp(now[0], UTC))
+
+    def move(seconds: float) -> None:
+        now[0] += seconds
+
+    return move
+
+
+def _sign_in(password: str):
+    request = RequestFactory().post("/login/", REMOTE_ADDR="10.0.0.1")
+    return user_authenticate(request=request, username="ann", password=password)
+
+
+@pytest.mark.parametrize("backend", ["database", "redis"])
+def test_the_lockout_lasts_the_window_from_the_first_failure(request, make_user, clock, backend):
+    if backend == "redis":
+        request.getfixturevalue("redis_cache")
+    ann = make_user("ann", "annotator", password=PASSWORD)
+    for _ in range(9):
+        assert _sign_in("wrong") is None
+    clock(6 * 60)  # past the cache's default timeout (5 minutes), inside the window (15)
+    assert _sign_in("wrong") is None  # the tenth failure
+    clock(8 * 60 + 59)  # 14:59 after the first failure
+    with pytest.raises(LoginLimited):
+        _sign_in(PASSWORD)
+    clock(2)  # 15:01 after the first
+    assert _sign_in(PASSWORD) == ann

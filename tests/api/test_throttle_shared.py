@@ -2,17 +2,16 @@
 what several workers and app servers need."""
 
 import os
-import socket
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from django.core.cache import caches
 from django.db import connection
 from rest_framework.test import APIClient
 
-REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
+from tests.api.conftest import REDIS_URL
+
 ROOT = Path(__file__).resolve().parents[2]
 
 OTHER_PROCESS = """
@@ -27,27 +26,6 @@ client = Client()
 body = {"username": "nobody", "password": "x"}
 print([client.post("/api/auth/token/", body).status_code for _ in range(10)])
 """
-
-
-def redis_reachable() -> bool:
-    host, port = REDIS_URL.split("//")[1].split("/")[0].split(":")
-    try:
-        socket.create_connection((host, int(port)), timeout=1).close()
-        return True
-    except OSError:
-        return False
-
-
-@pytest.fixture
-def redis_cache(settings):
-    if not redis_reachable():
-        pytest.skip(f"no Redis at {REDIS_URL} (set TEST_REDIS_URL)")
-    settings.CACHES = {
-        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
-    }
-    caches["default"].clear()
-    yield
-    caches["default"].clear()
 
 
 def test_a_second_process_sees_the_first_ones_failed_logins(db, redis_cache):
