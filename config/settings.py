@@ -275,10 +275,14 @@ SPECTACULAR_SETTINGS = {
     },
 }
 
+# A refused request (403, 400) is one line from django.request, without the traceback of the exception that
+# answered it (config/logs.py).
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
+    "filters": {"client_errors_one_line": {"()": "config.logs.ClientErrorsOneLine"}},
     "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "loggers": {"django.request": {"filters": ["client_errors_one_line"]}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
 }
 
