@@ -2,7 +2,7 @@
 
 qrels: `qid iter docid label` (label a number, may be fractional or negative). run: `qid Q0 docid rank score
 tag`; the rank column is ignored, as trec_eval does. Fields are separated by any run of spaces or tabs;
-blank lines are skipped; gzipped files are read as such. Errors name the file and line.
+blank lines are skipped; gzipped files are read as such. Errors name the file and line; a NUL byte is one.
 
 The file is tokenized in windows of whole lines with vectorized byte comparisons; the identifier columns come
 out as NumPy bytes arrays (`S` dtype), gathered as 8-byte words; the number columns as float64, plain
@@ -342,6 +342,8 @@ def _tokenize(
     """Splits the first `size` bytes of `tail` (whole lines); returns the kept fields, their line numbers
     and the number of lines. The bytes of `tail` past `size` are only viewed, never parsed."""
     window = tail[:size]
+    if window.size and window.min() == 0:
+        _refuse_nul(window, path, first_line)
     simple = _split_single_separated(window, n_fields)
     if simple is not None:
         starts, ends, n_lines = simple
@@ -365,6 +367,14 @@ def _tokenize(
         else:
             columns.append(_token_bytes(view, field_starts, lengths))
     return [*columns, lines], n_lines
+
+
+def _refuse_nul(window: np.ndarray, path: str, first_line: int) -> None:
+    """Refuses the window's first NUL byte at its line: a blank to the tokenizer, it would cut an id in two
+    (`d\\x001` read as `d`), and no database stores it."""
+    first = int(np.argmax(window == 0))
+    line = first_line + int(np.count_nonzero(window[:first] == _NEWLINE))
+    raise TrecFormatError(path, line, "the line holds a NUL byte (\\x00), which no id or number may contain")
 
 
 def _split_single_separated(window: np.ndarray, n_fields: int) -> tuple[np.ndarray, np.ndarray, int] | None:

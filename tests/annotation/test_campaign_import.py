@@ -251,6 +251,7 @@ def test_import_campaign_reads_trec_runs(db, tmp_path, bundle_data):
     ("lines", "message"),
     [
         (["q1 Q0 d1 1 2.0 on", "q1 Q0 d2 2"], r"online\.run:2: .*6"),
+        (["q1 Q0 d1 1 2.0 on", "q1 Q0 d\x002 2 1.0 on"], r"online\.run:2: run: the line holds a NUL byte"),
         (
             ["q1 Q0 " + "d" * 201 + " 1 2.0 on"],
             r"online\.run: run: document id 'd{40}'\.\.\. is longer than 200",

@@ -83,6 +83,36 @@ def test_bad_run_lines_are_named(tmp_path, lines, message):
     assert str(error.value) == f"{tmp_path}/{message}"
 
 
+NUL = "the line holds a NUL byte (\\x00), which no id or number may contain"
+
+
+@pytest.mark.parametrize(
+    ("read", "line"),
+    [
+        (read_run, "1 Q0 d\x001 2.0 t"),  # laid out as usual: read as document "d" before
+        (read_run, "1 Q0 d\x001 2 1.0 t"),  # seven fields: read as "d" with rank "1" as its score before
+        (read_run, "1\x00 Q0 b 2 1.0 t"),
+        (read_run, "1 Q0 b 2 1.0 t\x00"),
+        (read_qrels, "1 0 d\x001"),  # read as "1 0 d 1" before
+        (read_qrels, "q\x001 0 b 1"),
+    ],
+)
+def test_a_nul_byte_is_refused_at_its_line_not_cut(tmp_path, read, line):
+    first = "1 0 a 1" if read is read_qrels else "1 Q0 a 1 3 t"
+    path = write(tmp_path / "file", [first, line])
+    with pytest.raises(TrecFormatError) as error:
+        read(path)
+    assert str(error.value) == f"{path}:2: {NUL}"
+
+
+def test_a_nul_byte_is_named_at_its_line_across_read_windows(tmp_path, monkeypatch):
+    monkeypatch.setattr(trec, "WINDOW_BYTES", 40)
+    lines = [f"q{i} Q0 d{i} 1 {i}.5 run" for i in range(30)] + ["q30 Q0 d\x0030 1 0.5 run"]
+    with pytest.raises(TrecFormatError) as error:
+        read_run(write(tmp_path / "run", lines))
+    assert str(error.value) == f"{tmp_path / 'run'}:31: {NUL}"
+
+
 def test_bad_qrels_lines_are_named(tmp_path):
     with pytest.raises(TrecFormatError, match=r"qrels:2: label 'high' is not a number"):
         read_qrels(write(tmp_path / "qrels", ["1 0 a 1", "1 0 b high"]))

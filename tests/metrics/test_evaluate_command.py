@@ -125,11 +125,18 @@ def test_settings_change_the_numbers(files):
     [
         (["1 Q0 a 1 6"], "bad.txt:1: expected at least 6 fields, found 5"),
         (["1 Q0 a 1 6 t", "1 Q0 b 2 high t"], "bad.txt:2: score 'high' is not a number"),
+        (["1 Q0 a 1 6 t", "1 Q0 b\x001 5 t"], r"bad.txt:2: the line holds a NUL byte \(\\x00\)"),
     ],
 )
 def test_bad_files_fail_with_file_and_line(files, lines, message):
     with pytest.raises(CommandError, match=message):
         evaluate(files["qrels"], files["write"]("bad.txt", lines))
+
+
+def test_a_nul_byte_in_the_qrels_is_named_with_its_line(files):
+    qrels = files["write"]("qrels.txt", ["1 0 a 3", "1 0 b\x001"])  # read as "1 0 b 1" before
+    with pytest.raises(CommandError, match=r"qrels.txt:2: the line holds a NUL byte"):
+        evaluate(qrels, files["run"])
 
 
 def test_missing_file_and_unknown_measure(files, tmp_path):
