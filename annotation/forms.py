@@ -6,6 +6,7 @@ from django import forms
 from django.conf import settings
 from django.contrib.auth.forms import AuthenticationForm
 
+from annotation.bundle.campaign import MODEL_NAME, MODEL_NAME_LENGTH, MODEL_NAME_RULE
 from annotation.campaign_settings import CAMPAIGN_SETTINGS, Kind, Setting
 from annotation.models import SkipReason
 from annotation.roles import Role
@@ -137,6 +138,10 @@ class CampaignMembersForm(forms.Form):
     )
 
 
+# The fields of the runs the new-campaign page posts; ASCII digits only (str.isdigit() accepts "²").
+RUN_FIELD = re.compile(r"run_(?:model|file)_([0-9]{1,4})")
+
+
 class CampaignUploadForm(forms.Form):
     """A bundle and any number of (model, TREC run) pairs, posted as `run_model_<i>` and `run_file_<i>`."""
 
@@ -146,15 +151,30 @@ class CampaignUploadForm(forms.Form):
 
     def clean(self):
         data = super().clean()
-        suffixes = (key.rpartition("_")[2] for key in [*self.data, *self.files] if key.startswith("run_"))
+        indexes = set()
+        for key in [*self.data, *self.files]:
+            if not key.startswith("run_"):
+                continue
+            field = RUN_FIELD.fullmatch(key)
+            if field is None:
+                raise forms.ValidationError(
+                    f"{key!r} is not a run's field: runs are posted as run_model_0 and run_file_0, "
+                    "run_model_1 and run_file_1, and so on."
+                )
+            indexes.add(int(field[1]))
         runs = []
-        for index in sorted({int(suffix) for suffix in suffixes if suffix.isdigit()}):
+        for index in sorted(indexes):
             model = self.data.get(f"run_model_{index}", "").strip()
             upload = self.files.get(f"run_file_{index}")
             if not model and upload is None:
                 continue
             if not model or upload is None:
                 raise forms.ValidationError(f"run {index + 1}: give both the model's name and its run file")
+            if len(model) > MODEL_NAME_LENGTH or not MODEL_NAME.match(model):
+                raise forms.ValidationError(
+                    f"run {index + 1}: the model's name {MODEL_NAME_RULE}; "
+                    f"it is at most {MODEL_NAME_LENGTH} characters long."
+                )
             runs.append((model, upload))
         for upload in [data.get("bundle"), *(upload for _, upload in runs)]:
             if upload is not None and upload.size > settings.IMPORT_UPLOAD_MAX_BYTES:
@@ -221,6 +241,23 @@ def setting_form_field(setting: Setting) -> forms.Field:
             return forms.CharField(max_length=setting.max_length, label=label)
 
 
+class TypedJSONField(forms.JSONField):
+    """Django's JSON field with two edges kept: JSON nested too deeply for Python's parser is a field error,
+    not a RecursionError, and a posted value is shown again as it was typed, never encoded anew (a lone
+    surrogate, which a `\\ud800` escape decodes to, cannot be written out: the page would fail)."""
+
+    def to_python(self, value):
+        try:
+            return super().to_python(value)
+        except RecursionError:
+            raise forms.ValidationError("is nested too deeply", code="invalid") from None
+
+    def bound_data(self, data, initial):
+        if self.disabled or data is None:
+            return super().bound_data(data, initial)
+        return forms.fields.InvalidJSONInput(data)  # shown as typed
+
+
 class CampaignSettingsForm(forms.Form):
     """The settings page: the texts, the scale and a field per setting of `CAMPAIGN_SETTINGS`; their ranges
     and the rules on what may still change are checked by `parse_campaign_change` and `campaign_change`, as
@@ -228,7 +265,7 @@ class CampaignSettingsForm(forms.Form):
 
     description = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
     guidelines = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 6}))
-    scale = forms.JSONField(
+    scale = TypedJSONField(
         widget=forms.Textarea(attrs={"rows": 8, "class": "mono"}),
         help_text='A list of {"value", "label", "description"}; locked once anything is graded.',
     )

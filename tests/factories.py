@@ -5,6 +5,7 @@ Test modules import from here, never from each other.
 
 import json
 import re
+from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import quote
 
@@ -269,3 +270,64 @@ def password_set_through(client, link: str, password: str):
     assert "Set your password" in page.content.decode()
     url = page.redirect_chain[-1][0] if page.redirect_chain else link
     return client.post(url, {"new_password1": password, "new_password2": password}, follow=True)
+
+
+class _FormReader(HTMLParser):
+    """The fields of one form of a page with the values it shows, as a browser would post them."""
+
+    def __init__(self, form_id: str):
+        super().__init__()
+        self.form_id, self.inside, self.data = form_id, False, {}
+        self._textarea: str | None = None
+        self._select: str | None = None
+        self._option: dict | None = None  # an option without a value posts its text
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "form":
+            self.inside = attrs.get("id") == self.form_id
+        if not self.inside or "disabled" in attrs:
+            return
+        name = attrs.get("name")
+        if tag == "input" and name:
+            if attrs.get("type") in ("checkbox", "radio"):
+                if "checked" in attrs:
+                    self.data.setdefault(name, []).append(attrs.get("value", "on"))
+            elif attrs.get("type") not in ("submit", "button", "file"):
+                self.data[name] = attrs.get("value") or ""
+        elif tag == "textarea" and name:
+            self._textarea, self.data[name] = name, ""
+        elif tag == "select" and name:
+            self._select = name
+        elif tag == "option" and self._select:
+            self._option = {"value": attrs.get("value"), "text": "", "selected": "selected" in attrs}
+
+    def handle_endtag(self, tag):
+        if tag == "form":
+            self.inside = False
+        elif tag == "textarea" and self._textarea:
+            self.data[self._textarea] = self.data[self._textarea].removeprefix("\n")  # as browsers read it
+            self._textarea = None
+        elif tag == "option" and self._select and self._option:
+            if self._select not in self.data or self._option["selected"]:
+                value = self._option["value"]
+                self.data[self._select] = self._option["text"] if value is None else value
+            self._option = None
+        elif tag == "select":
+            self._select = None
+
+    def handle_data(self, data):
+        if self._textarea:
+            self.data[self._textarea] += data
+        elif self._option is not None:
+            self._option["text"] += data
+
+
+def form_data(page: str, form_id: str) -> dict:
+    """What the form `form_id` of `page` posts as shown (a checkbox's values as a list)."""
+    reader = _FormReader(form_id)
+    reader.feed(page)
+    return {
+        key: value[0] if isinstance(value, list) and len(value) == 1 else value
+        for key, value in reader.data.items()
+    }

@@ -19,6 +19,8 @@ READ_AS: dict[Kind, type | tuple[type, ...]] = {
 }
 # A model name is part of page addresses and download file names: no `/`, `.`/`..`, quotes or line breaks.
 MODEL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+:@-]*\Z")
+MODEL_NAME_RULE = "must start with a letter or digit and hold only letters, digits and . _ - + : @"
+MODEL_NAME_LENGTH = 100
 GRADE_MIN, GRADE_MAX = -100, 100  # stored as a smallint; a scale has a handful of grades
 GRADE_LABEL_MAX_LENGTH = 60
 
@@ -188,13 +190,9 @@ def _parse_models(items: list, reader: Reader) -> list[ModelRow]:
     for i, item in enumerate(items):
         path = f"models[{i}]"
         row = reader.obj(item, path)
-        name = reader.text(row, "name", f"{path}.name", max_length=100)
+        name = reader.text(row, "name", f"{path}.name", max_length=MODEL_NAME_LENGTH)
         if not MODEL_NAME.match(name):
-            raise reader.error(
-                Code.INVALID_VALUE,
-                f"{path}.name",
-                "must start with a letter or digit and hold only letters, digits and . _ - + : @",
-            )
+            raise reader.error(Code.INVALID_VALUE, f"{path}.name", MODEL_NAME_RULE)
         _unique(reader, seen, name, f"{path}.name", "model")
         role = reader.text(row, "role", f"{path}.role")
         if role not in RankingModel.Role.values:
