@@ -2,6 +2,7 @@
 labels are left out."""
 
 from django.contrib import messages
+from django.http import HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods, require_POST
@@ -81,6 +82,6 @@ def exclusions(request, campaign_id: int):
     except InputError as error:
         messages.error(request, str(error))
     back = data["next"]
-    if back and url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()}):
-        return redirect(back)
+    if back.startswith("/") and url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()}):
+        return HttpResponseRedirect(back)  # a path, never a view's name for redirect() to look up
     return redirect("annotation:campaign_settings", campaign_id=campaign.pk)

@@ -65,3 +65,15 @@ def test_the_settings_page_refuses_a_scale_no_parser_or_database_takes(manager, 
     assert response.status_code == 200
     assert message in response.content.decode()
     assert Campaign.objects.values().get(pk=campaign.pk) == before
+
+
+@pytest.mark.parametrize(
+    "back", ["x", "annotation:x", '[{"value": 0', "https://evil.example/", "//evil.example/"]
+)
+def test_the_exclusions_form_goes_back_only_to_a_path_of_this_site(manager, campaign, back):
+    url = reverse("annotation:campaign_exclusions", args=[campaign.pk])
+    response = manager.post(url, {"action": "confirm", "next": back})
+    assert response.status_code == 302
+    assert response["Location"] == reverse("annotation:campaign_settings", args=[campaign.pk])
+    here = reverse("annotation:progress", args=[campaign.pk])
+    assert manager.post(url, {"action": "confirm", "next": here})["Location"] == here
