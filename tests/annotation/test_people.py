@@ -34,7 +34,7 @@ def test_a_manager_adds_a_person_who_sets_a_password_once(client, make_user):
     assert "Password set" in done.content.decode()
     assert newcomer.login(username="nina", password="a long new secret 42")
     again = newcomer.get(link, follow=True).content.decode()
-    assert "used already" in again
+    assert "it was used" in again
 
 
 @pytest.mark.parametrize(
