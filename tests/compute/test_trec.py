@@ -54,12 +54,19 @@ def test_reads_columns_with_tabs_blank_lines_crlf_and_gzip(tmp_path):
     assert qrels.line.tolist() == [1, 3, 4]
 
 
-def test_line_numbers_stay_right_across_read_windows(tmp_path, monkeypatch):
+NUL = "the line holds a NUL byte (\\x00), which no id or number may contain"
+
+
+@pytest.mark.parametrize(
+    ("last", "message"),
+    [("q30 Q0 d30 1 oops run", "score 'oops' is not a number"), ("q30 Q0 d\x0030 1 0.5 run", NUL)],
+)
+def test_line_numbers_stay_right_across_read_windows(tmp_path, monkeypatch, last, message):
     monkeypatch.setattr(trec, "WINDOW_BYTES", 40)
-    lines = [f"q{i} Q0 d{i} 1 {i}.5 run" for i in range(30)] + ["q30 Q0 d30 1 oops run"]
+    lines = [f"q{i} Q0 d{i} 1 {i}.5 run" for i in range(30)] + [last]
     with pytest.raises(TrecFormatError) as error:
         read_run(write(tmp_path / "run", lines))
-    assert str(error.value) == f"{tmp_path / 'run'}:31: score 'oops' is not a number"
+    assert str(error.value) == f"{tmp_path / 'run'}:31: {message}"
     assert read_run(write(tmp_path / "ok", lines[:30])).line.tolist() == list(range(1, 31))
 
 
@@ -83,9 +90,6 @@ def test_bad_run_lines_are_named(tmp_path, lines, message):
     assert str(error.value) == f"{tmp_path}/{message}"
 
 
-NUL = "the line holds a NUL byte (\\x00), which no id or number may contain"
-
-
 @pytest.mark.parametrize(
     ("read", "line"),
     [
@@ -103,14 +107,6 @@ def test_a_nul_byte_is_refused_at_its_line_not_cut(tmp_path, read, line):
     with pytest.raises(TrecFormatError) as error:
         read(path)
     assert str(error.value) == f"{path}:2: {NUL}"
-
-
-def test_a_nul_byte_is_named_at_its_line_across_read_windows(tmp_path, monkeypatch):
-    monkeypatch.setattr(trec, "WINDOW_BYTES", 40)
-    lines = [f"q{i} Q0 d{i} 1 {i}.5 run" for i in range(30)] + ["q30 Q0 d\x0030 1 0.5 run"]
-    with pytest.raises(TrecFormatError) as error:
-        read_run(write(tmp_path / "run", lines))
-    assert str(error.value) == f"{tmp_path / 'run'}:31: {NUL}"
 
 
 def test_bad_qrels_lines_are_named(tmp_path):
