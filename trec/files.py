@@ -373,7 +373,7 @@ def _refuse_nul(window: np.ndarray, path: str, first_line: int) -> None:
     """Refuses the window's first NUL byte at its line: a blank to the tokenizer, it would cut an id in two
     (`d\\x001` read as `d`), and no database stores it."""
     first = int(np.argmax(window == 0))
-    line = first_line + int(np.count_nonzero(window[:first] == _NEWLINE))
+    line = first_line + int(np.count_nonzero(window[:first] == NEWLINE))
     raise TrecFormatError(path, line, "the line holds a NUL byte (\\x00), which no id or number may contain")
 
 
