@@ -82,7 +82,8 @@ class Setting:
 
     @property
     def range_text(self) -> str:
-        """The range as its error says it: `1 and 1000`, `0 (any age) and 36500`, `-1 and 1 (GSB's range)`."""
+        """The range as its error says it: `1 and 1000`, `0 (any age) and 36500`,
+        `0 and 1 (a launch needs GSB above 0)`."""
         return f"{self.low_text} and {self.high}" + (f" ({self.range_note})" if self.range_note else "")
 
     def in_range(self, value: float) -> bool:
@@ -215,9 +216,10 @@ CAMPAIGN_SETTINGS: tuple[Setting, ...] = (
         0.05,
         "Smallest GSB that may launch",
         "Smallest GSB that may launch.",
-        low=-1,
+        low=0,
         high=1,
-        range_note="GSB's range",
+        # GSB runs from -1 to 1, but a launch needs it above 0: the decision rule takes 0 to 1.
+        range_note="a launch needs GSB above 0",
         report=True,
     ),
     Setting(

@@ -50,7 +50,7 @@ def test_settings_are_saved_and_checked_as_by_the_api(manager, campaign):
     assert (campaign.guidelines, campaign.overlap, campaign.cutoffs) == ("Read twice.", 4, [1, 5])
     refused = manager.post(url, settings_post(campaign, launch_min_gsb="-5"))
     assert refused.status_code == 200
-    assert "settings.launch_min_gsb: must be between -1 and 1" in refused.content.decode()
+    assert "settings.launch_min_gsb: must be between 0 and 1" in refused.content.decode()
     assert manager.post(url, settings_post(campaign, cutoffs="one")).status_code == 200
     assert manager.post(url, settings_post(campaign, primary_measure="nDCG@x")).status_code == 200
     campaign.refresh_from_db()

@@ -123,7 +123,10 @@ def test_a_range_keeps_its_ends_as_the_table_says(setting):
 
 def test_range_errors_say_what_an_end_means():
     assert _refusal({"reuse_max_age_days": -1}).endswith("must be between 0 (any age) and 36500")
-    assert _refusal({"launch_min_gsb": 1.5}).endswith("must be between -1 and 1 (GSB's range)")
+    # Below 0 the decision rule cannot be built: the reports of such a campaign failed.
+    for gsb in (1.5, -0.25):
+        refused = _refusal({"launch_min_gsb": gsb})
+        assert refused.endswith("must be between 0 and 1 (a launch needs GSB above 0)")
     assert _refusal({"launch_alpha": 1}).endswith("settings.launch_alpha: must be between 0 and 1")
     assert _refusal({"repeat_rate": 0.6}).endswith("must be between 0 and 0.5")
 

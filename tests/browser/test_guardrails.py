@@ -96,7 +96,7 @@ def test_a_manager_explores_excludes_and_archives(
     page.goto(reverse("annotation:campaign_settings", args=[small.pk]))
     page.fill("#id_launch_min_gsb", "7")
     page.click("#settings-form button[type=submit]")
-    assert "settings.launch_min_gsb: must be between -1 and 1" in page.inner_text("#settings-form")
+    assert "settings.launch_min_gsb: must be between 0 and 1" in page.inner_text("#settings-form")
     page.click("#archive-form button")
     page.wait_for_load_state()
     assert "archived" in page.inner_text("h1")
