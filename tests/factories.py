@@ -3,8 +3,11 @@
 Test modules import from here, never from each other.
 """
 
+import gzip
 import json
 import re
+import tracemalloc
+from collections.abc import Callable
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import quote
@@ -331,3 +334,26 @@ def form_data(page: str, form_id: str) -> dict:
         key: value[0] if isinstance(value, list) and len(value) == 1 else value
         for key, value in reader.data.items()
     }
+
+
+def gzip_bomb(path: Path, inflated_bytes: int) -> Path:
+    """A gzip file of `inflated_bytes` zero bytes, about a thousandth of that on disk, written a mebibyte at
+    a time."""
+    zeros = bytes(1 << 20)
+    with gzip.open(path, "wb", compresslevel=9) as file:
+        for start in range(0, inflated_bytes, len(zeros)):
+            file.write(zeros[: inflated_bytes - start])
+    return path
+
+
+def peak_memory[T](function: Callable[[], T]) -> tuple[T | BaseException, int]:
+    """What `function()` returned (or raised) and the most memory Python and NumPy held during it."""
+    tracemalloc.start()
+    try:
+        try:
+            result: T | BaseException = function()
+        except Exception as error:
+            result = error
+        return result, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()

@@ -22,6 +22,10 @@ import numpy as np
 from trec.decimals import PADDING, parse_decimals, words
 
 WINDOW_BYTES = 8 << 20
+# The read buffer grows to hold a line longer than a window, up to this: a gzipped line of nothing but blanks
+# would otherwise take memory as large as the file inflates to before any field is found.
+MAX_LINE_BYTES = 64 << 20
+GZIP_STEP_BYTES = 1 << 20
 Progress = Callable[[int], object]  # told a number of bytes read (a progress bar's `update`)
 MAX_TOKEN_BYTES = 255
 NEWLINE = 10
@@ -38,6 +42,10 @@ class TrecFormatError(ValueError):
     def __init__(self, path: str, line: int | None, message: str):
         self.path, self.line, self.message = path, line, message
         super().__init__(f"{path}:{line}: {message}" if line else f"{path}: {message}")
+
+
+class TrecTooLargeError(TrecFormatError):
+    """A file larger than the reader was allowed to read (inflated, when gzipped)."""
 
 
 @dataclass(frozen=True)
@@ -62,16 +70,23 @@ class Run:
     path: str
 
 
-def read_qrels(path: str | Path, progress: Progress | None = None) -> Qrels:
-    """Reads `qid iter docid label`; `progress` is told the bytes read as they are."""
+def read_qrels(path: str | Path, progress: Progress | None = None, max_bytes: int | None = None) -> Qrels:
+    """Reads `qid iter docid label`; `progress` is told the bytes read as they are; more than `max_bytes`
+    (once gunzipped) is refused with `TrecTooLargeError`."""
     query, document, label, line = read_columns(
-        str(path), n_fields=4, keep=(0, 2, 3), names=("query id", "document id", "label"), progress=progress
+        str(path),
+        n_fields=4,
+        keep=(0, 2, 3),
+        names=("query id", "document id", "label"),
+        progress=progress,
+        max_bytes=max_bytes,
     )
     return Qrels(query, document, label, line, str(path))
 
 
-def read_run(path: str | Path, progress: Progress | None = None) -> Run:
-    """Reads `qid Q0 docid rank score tag`; `progress` is told the bytes read as they are."""
+def read_run(path: str | Path, progress: Progress | None = None, max_bytes: int | None = None) -> Run:
+    """Reads `qid Q0 docid rank score tag`; `progress` is told the bytes read as they are; more than
+    `max_bytes` (once gunzipped) is refused with `TrecTooLargeError`."""
     # trec_eval ignores text after a run line's sixth field (its own test/results.trunc has some).
     query, document, score, line = read_columns(
         str(path),
@@ -80,6 +95,7 @@ def read_run(path: str | Path, progress: Progress | None = None) -> Run:
         names=("query id", "document id", "score"),
         trailing=True,
         progress=progress,
+        max_bytes=max_bytes,
     )
     return Run(query, document, score, line, str(path))
 
@@ -119,10 +135,11 @@ def read_run_rankings(path: str | Path) -> dict[str, list[str]]:
     return read_run_ranked(path).lists()
 
 
-def read_run_ranked(path: str | Path) -> RankedRun:
+def read_run_ranked(path: str | Path, max_bytes: int | None = None) -> RankedRun:
     """A run as ranked lists (by score descending, ties by document id descending), kept in columns: a
-    million lines stay a few arrays, not a million strings. Ids are decoded as UTF-8 (UnicodeDecodeError)."""
-    run = read_run(path)
+    million lines stay a few arrays, not a million strings. Ids are decoded as UTF-8 (UnicodeDecodeError).
+    More than `max_bytes` (once gunzipped) is refused with `TrecTooLargeError`."""
+    run = read_run(path, max_bytes=max_bytes)
     query_ids, document_ids, score, line = run.query, run.document, run.score, run.line
     del run
     # Each column of ids let go once coded as indexes: an import reads two runs at once, their peaks add up.
@@ -233,23 +250,35 @@ def _refuse_duplicates(query, document, line, path: str, what: str) -> None:
         )
 
 
-def _windows(path: str, progress: Progress | None = None) -> Iterator[np.ndarray]:
+def _windows(
+    path: str, progress: Progress | None = None, max_bytes: int | None = None
+) -> Iterator[np.ndarray]:
     """The file (gunzipped) in windows of whole lines, each followed by NUL bytes so that any token's bytes
     can be viewed past its end; read a window at a time into one reused buffer, never the whole file.
     Each window is only valid until the next is asked for. `progress` is told the bytes of the file (as
-    stored: gzipped or not) read since it was last told."""
+    stored: gzipped or not) read since it was last told. Past `max_bytes` read (gunzipped) the file is
+    refused, as is a line longer than MAX_LINE_BYTES (`_LineTooLong`): memory stays bounded whatever the
+    file inflates to."""
     padding = MAX_TOKEN_BYTES + 1
     capacity = WINDOW_BYTES
     buffer = np.empty(capacity + padding, dtype=np.uint8)
     filled = 0
+    gzipped = False
+    inflated = 0  # bytes read so far, after gunzipping
     try:
         with open(path, "rb") as raw:
             gzipped = raw.read(2) == b"\x1f\x8b"
             raw.seek(0)
             file = gzip.GzipFile(fileobj=raw) if gzipped else raw
+            # gzip inflates each call into a new bytes object before copying it: small calls, small copies.
+            step = GZIP_STEP_BYTES if gzipped else None
             told = 0
             while True:
-                end = _fill(file, buffer, filled, capacity)
+                end = _fill(file, buffer, filled, capacity, step)
+                inflated += end - filled
+                if max_bytes is not None and inflated > max_bytes:
+                    grown = "inflates to" if gzipped else "is"
+                    raise TrecTooLargeError(path, None, f"{grown} more than {max_bytes} bytes")
                 if progress is not None:
                     position = raw.tell()
                     progress(position - told)
@@ -258,6 +287,8 @@ def _windows(path: str, progress: Progress | None = None) -> Iterator[np.ndarray
                 cut = end if at_end else _after_last_newline(buffer, end)
                 if cut == 0 and not at_end:
                     # A line longer than the buffer: grow it and read on.
+                    if capacity >= MAX_LINE_BYTES:
+                        raise _LineTooLong
                     capacity *= 2
                     buffer = np.concatenate((buffer[:end], np.empty(capacity + padding - end, np.uint8)))
                     filled = end
@@ -276,11 +307,16 @@ def _windows(path: str, progress: Progress | None = None) -> Iterator[np.ndarray
         raise TrecFormatError(path, None, f"cannot read: {exc.strerror or exc}") from None
 
 
-def _fill(file, buffer: np.ndarray, start: int, stop: int) -> int:
-    """Reads into buffer[start:stop] until it is full or the file ends; returns where the data ends."""
+class _LineTooLong(Exception):
+    """Raised by `_windows`; the caller, which counts lines, names the line."""
+
+
+def _fill(file, buffer: np.ndarray, start: int, stop: int, step: int | None = None) -> int:
+    """Reads into buffer[start:stop] (at most `step` bytes a call) until it is full or the file ends;
+    returns where the data ends."""
     view = memoryview(buffer)
     while start < stop:
-        count = file.readinto(view[start:stop])
+        count = file.readinto(view[start : min(start + step, stop) if step else stop])
         if not count:
             break
         start += count
@@ -306,20 +342,26 @@ def read_columns(
     trailing: bool = False,
     progress: Progress | None = None,
     prepare: Callable[[np.ndarray], None] | None = None,
+    max_bytes: int | None = None,
 ) -> list[np.ndarray]:
     """The kept fields of every non-blank line, the last one parsed as numbers and the others as `S`
     arrays, then the 1-based line number of each. With `trailing`, a line may have more than `n_fields`
-    fields; the rest is ignored. `prepare` may change each window's bytes (whole lines) in place first."""
+    fields; the rest is ignored. `prepare` may change each window's bytes (whole lines) in place first.
+    More than `max_bytes` read (gunzipped) is refused with `TrecTooLargeError`."""
     pieces: list[list[np.ndarray]] = [[] for _ in range(len(keep) + 1)]
     first_line = 1
-    for window in _windows(path, progress):
-        size = window.size - (MAX_TOKEN_BYTES + 1)
-        if prepare is not None:
-            prepare(window[:size])
-        columns, n_lines = _tokenize(window, size, n_fields, keep, names, path, first_line, trailing)
-        for piece, column in zip(pieces, columns, strict=True):
-            piece.append(column)
-        first_line += n_lines
+    try:
+        for window in _windows(path, progress, max_bytes):
+            size = window.size - (MAX_TOKEN_BYTES + 1)
+            if prepare is not None:
+                prepare(window[:size])
+            columns, n_lines = _tokenize(window, size, n_fields, keep, names, path, first_line, trailing)
+            for piece, column in zip(pieces, columns, strict=True):
+                piece.append(column)
+            first_line += n_lines
+    except _LineTooLong:
+        # The windows so far held `first_line - 1` whole lines: the long one is the next.
+        raise TrecFormatError(path, first_line, f"the line is longer than {MAX_LINE_BYTES} bytes") from None
     if not pieces[0]:
         return [np.zeros(0, dtype="S1")] * (len(keep) - 1) + [np.zeros(0), np.zeros(0, dtype=np.int32)]
     # Column by column, each column's pieces let go as soon as it is joined: less memory at the peak.

@@ -9,7 +9,7 @@ from annotation.campaign_settings import CAMPAIGN_SETTINGS, SETTING_NAMES, Kind,
 from annotation.errors import InputError
 from annotation.errors import InputErrorCode as Code
 from annotation.models import Document, RankingModel, Verdict, default_scale
-from trec.files import RankedRun, TrecFormatError, read_run_ranked
+from trec.files import RankedRun, TrecFormatError, TrecTooLargeError, read_run_ranked
 
 # How `Reader.get` reads a setting of each plain kind: a number may be written as an integer.
 READ_AS: dict[Kind, type | tuple[type, ...]] = {
@@ -339,11 +339,13 @@ def ranking_rows(bundle: CampaignBundle, runs: dict[str, RankedRun]) -> int:
     return inline + sum(int(run.rank.size) for run in runs.values())
 
 
-def load_run(path: str, source: str) -> RankedRun:
+def load_run(path: str, source: str, max_bytes: int | None = None) -> RankedRun:
     """A TREC run file as ranked lists, checked for what a campaign can store; every problem names `source`
-    and, where there is one, the line."""
+    and, where there is one, the line. More than `max_bytes` (once gunzipped) is refused as it is read."""
     try:
-        run = read_run_ranked(path)
+        run = read_run_ranked(path, max_bytes=max_bytes)
+    except TrecTooLargeError as exc:
+        raise InputError(Code.TOO_LARGE, exc.message, source=source) from None
     except TrecFormatError as exc:
         raise InputError(Code.MALFORMED, exc.message, source=source, line=exc.line, field="run") from None
     except UnicodeDecodeError:

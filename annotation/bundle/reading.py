@@ -112,19 +112,38 @@ def load_json(text: str, source: str) -> Any:
         raise InputError(Code.MALFORMED, "malformed JSON: nested too deeply", source=source) from None
 
 
-def read_text_file(path: str | Path, source: str) -> str:
-    """A file's text: UTF-8, gunzipped first when it starts with gzip's signature."""
+def read_text_file(path: str | Path, source: str, max_bytes: int | None = None) -> str:
+    """A file's text: UTF-8, gunzipped first when it starts with gzip's signature. More than `max_bytes`
+    (once gunzipped) is refused as it is read: a small file that inflates to gigabytes takes no more memory
+    than `max_bytes`."""
     try:
-        raw = Path(path).read_bytes()
+        with open(path, "rb") as file:
+            gzipped = file.read(2) == b"\x1f\x8b"
+            file.seek(0)
+            raw = _read_bounded(gzip.GzipFile(fileobj=file) if gzipped else file, max_bytes)
     except OSError as exc:
+        if isinstance(exc, gzip.BadGzipFile):
+            raise InputError(Code.MALFORMED, f"not a valid gzip file: {exc}", source=source) from None
         raise InputError(Code.MALFORMED, f"cannot read: {exc.strerror}", source=source) from None
-    if raw[:2] == b"\x1f\x8b":
-        try:
-            raw = gzip.decompress(raw)
-        except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
-            message = f"not a valid gzip file: {exc or 'truncated'}"
-            raise InputError(Code.MALFORMED, message, source=source) from None
+    except (EOFError, zlib.error) as exc:
+        message = f"not a valid gzip file: {exc or 'truncated'}"
+        raise InputError(Code.MALFORMED, message, source=source) from None
+    if raw is None:
+        grown = "inflates to" if gzipped else "is"
+        raise InputError(Code.TOO_LARGE, f"{grown} more than {max_bytes} bytes", source=source)
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InputError(Code.MALFORMED, f"not UTF-8 text (byte {exc.start})", source=source) from None
+
+
+def _read_bounded(file, max_bytes: int | None) -> bytes | bytearray | None:
+    """The file's bytes, read a mebibyte at a time; None as soon as more than `max_bytes` were read."""
+    if max_bytes is None:
+        return file.read()
+    raw = bytearray()
+    while chunk := file.read(min(max_bytes + 1 - len(raw), 1 << 20)):
+        raw += chunk
+        if len(raw) > max_bytes:
+            return None
+    return raw

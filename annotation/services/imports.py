@@ -54,7 +54,8 @@ def import_stage(*, user, bundle: UploadedFile, runs: list[tuple[str, UploadedFi
 def _read(staged: CampaignImport) -> tuple[CampaignBundle, dict[str, RankedRun]]:
     folder = import_folder(staged)
     runs = [(run["model"], CampaignFile(folder / run["path"], run["file"])) for run in staged.runs]
-    return campaign_files_read(CampaignFile(folder / "bundle", staged.bundle_file), runs)
+    bundle = CampaignFile(folder / "bundle", staged.bundle_file)
+    return campaign_files_read(bundle, runs, max_bytes=settings.IMPORT_UPLOAD_MAX_BYTES)
 
 
 def _finish(staged: CampaignImport, status: str, **fields) -> None:

@@ -8,6 +8,7 @@ from django.db import IntegrityError, transaction
 from django.urls import reverse
 
 from annotation.bundle import parse_bundle
+from annotation.bundle.reading import read_text_file
 from annotation.errors import InputError, InputErrorCode
 from annotation.models import (
     Campaign,
@@ -20,7 +21,7 @@ from annotation.models import (
     SideBySideTask,
 )
 from annotation.services.campaigns import campaign_import, campaign_pool_tasks
-from tests.factories import ranked_ids
+from tests.factories import gzip_bomb, peak_memory, ranked_ids
 
 
 def test_pooling_judges_shared_pairs_once_and_respects_depth(campaign):
@@ -188,6 +189,19 @@ def test_unreadable_bundles_are_one_line_errors(db, tmp_path, bundle_data, conte
     with pytest.raises(CommandError, match=message):
         call_command("import_campaign", str(path))
     assert not Campaign.objects.exists()
+
+
+def test_a_gzip_bomb_bundle_is_refused_as_it_inflates_in_bounded_memory(tmp_path):
+    bomb = gzip_bomb(tmp_path / "b.json.gz", 200 << 20)
+    error, peak = peak_memory(lambda: read_text_file(bomb, "b.json.gz", max_bytes=4 << 20))
+    assert isinstance(error, InputError) and error.code == InputErrorCode.TOO_LARGE
+    assert str(error) == "b.json.gz: inflates to more than 4194304 bytes"
+    assert peak < 8 << 20  # the bound and a mebibyte read past it, not the 200 MiB inflated
+    plain = tmp_path / "b.json"
+    plain.write_text('{"name": "x"}')
+    assert read_text_file(plain, "b.json", max_bytes=13) == '{"name": "x"}'
+    with pytest.raises(InputError, match=r"^b\.json: is more than 12 bytes$"):
+        read_text_file(plain, "b.json", max_bytes=12)
 
 
 def test_failed_import_writes_nothing(db, tmp_path, bundle_data):

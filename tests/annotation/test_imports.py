@@ -16,7 +16,7 @@ from annotation.models import Campaign, CampaignImport, Ranking
 from annotation.previews import import_preview
 from annotation.selectors.imports import PROGRESS_FILE, import_folder
 from annotation.services.campaigns import campaign_import
-from tests.factories import SMALL_BUNDLE
+from tests.factories import SMALL_BUNDLE, gzip_bomb, peak_memory
 
 RUN = "".join(
     f"{q} Q0 {d} {rank} {10 - rank} exp-run\n"
@@ -186,6 +186,32 @@ def test_a_gzipped_bundle_is_read(manager, django_capture_on_commit_callbacks):
         )
     work_off_the_queue()
     assert CampaignImport.objects.get().status == CampaignImport.Status.READY
+
+
+def test_files_that_inflate_past_the_upload_bound_are_refused_in_bounded_memory(
+    manager, django_capture_on_commit_callbacks, settings, tmp_path
+):
+    settings.IMPORT_UPLOAD_MAX_BYTES = 4 << 20
+    bomb = gzip_bomb(tmp_path / "bomb.gz", 200 << 20).read_bytes()
+    for body, name in (
+        ({"bundle": SimpleUploadedFile("bomb.json.gz", bomb)}, "bomb.json.gz"),
+        (
+            {
+                "bundle": bundle_file(SMALL_BUNDLE),
+                "run_model_0": "exp",
+                "run_file_0": SimpleUploadedFile("bomb.run.gz", bomb),
+            },
+            "bomb.run.gz",
+        ),
+    ):
+        with django_capture_on_commit_callbacks(execute=True):
+            manager.post(reverse("annotation:campaign_new"), body)
+        _, peak = peak_memory(work_off_the_queue)
+        staged = CampaignImport.objects.latest("pk")
+        assert staged.status == CampaignImport.Status.INVALID
+        assert staged.error == f"{name}: inflates to more than 4194304 bytes"
+        assert peak < 24 << 20  # a few mebibytes past the bound, not the 200 MiB the file inflates to
+        assert not staged_folder(staged).exists()
 
 
 def test_a_run_without_a_model_name_is_a_form_error(manager):

@@ -8,7 +8,7 @@ from django.core.cache import cache
 from rest_framework.test import APIClient
 
 from annotation.models import Adjudication, Campaign, Judgment, LabelRevision, Preference, Ranking
-from tests.factories import ranked_ids
+from tests.factories import gzip_bomb, ranked_ids
 
 
 def _next(client, campaign):
@@ -254,6 +254,20 @@ def test_an_oversized_run_is_a_413(manager, campaign, settings):
     settings.MAX_UPLOAD_BYTES = 1000
     response = _upload(manager, campaign, _run(*["q1 Q0 d1 1 1 x"] * 200))
     assert response.status_code == 413
+
+
+def test_a_run_that_inflates_past_the_upload_bound_is_a_413_naming_it(manager, campaign, settings, tmp_path):
+    settings.MAX_UPLOAD_BYTES = 4 << 20
+    bomb = gzip_bomb(tmp_path / "bomb.run.gz", 200 << 20).read_bytes()
+    before = Ranking.objects.count()
+    response = _upload(manager, campaign, bomb, name="bomb.run.gz")
+    assert response.status_code == 413
+    assert response.json() == {
+        "code": "too_large",
+        "detail": "bomb.run.gz: file: inflates to more than 4194304 bytes",
+        "field": "file",
+    }
+    assert Ranking.objects.count() == before
 
 
 def test_annotator_labels_a_relevance_task_then_changes_it(annotator, campaign):

@@ -15,7 +15,15 @@ from metrics.compute import evaluation
 from metrics.compute.evaluation import QrelsIndex, evaluate_run
 from metrics.compute.ranking import Gain, RankingSettings
 from metrics.evaluation_files import read_files
-from trec.files import TrecFormatError, read_qrels, read_run, read_run_rankings, write_qrels
+from tests.factories import gzip_bomb, peak_memory
+from trec.files import (
+    TrecFormatError,
+    TrecTooLargeError,
+    read_qrels,
+    read_run,
+    read_run_rankings,
+    write_qrels,
+)
 
 LINEAR = RankingSettings(gain=Gain.LINEAR)
 
@@ -262,6 +270,37 @@ def test_lines_longer_than_the_read_buffer_and_any_score_form(tmp_path, monkeypa
     assert run.score.tolist() == [float(score) for score in scores]
     assert run.document.tolist() == [f"document-{i:04d}".encode() for i in range(len(scores))]
     assert run.line.tolist() == list(range(1, len(scores) + 1))
+
+
+def test_a_gzip_bomb_is_refused_once_it_inflates_past_the_bound_in_bounded_memory(tmp_path):
+    bomb = gzip_bomb(tmp_path / "bomb.run.gz", 200 << 20)
+    error, peak = peak_memory(lambda: read_run(bomb, max_bytes=4 << 20))
+    assert isinstance(error, TrecTooLargeError)
+    assert str(error) == f"{bomb}: inflates to more than 4194304 bytes"
+    assert peak < 16 << 20  # a read window (8 MiB) and a step of gzip's output, not the 200 MiB inflated
+
+
+def test_a_plain_file_past_the_bound_is_refused_and_one_at_it_read(tmp_path):
+    lines = [f"q1 Q0 d{i} {i} 1 tag" for i in range(100)]
+    path = write(tmp_path / "run", lines)
+    size = path.stat().st_size
+    assert read_run(path, max_bytes=size).document.size == 100
+    with pytest.raises(TrecTooLargeError, match=f"run: is more than {size - 1} bytes"):
+        read_qrels(path, max_bytes=size - 1)
+
+
+def test_a_line_too_long_to_hold_is_refused_by_its_number_in_bounded_memory(tmp_path, monkeypatch):
+    # Without a bound on the file, a gzipped line of blanks would grow the read buffer to its inflated size.
+    monkeypatch.setattr(trec, "MAX_LINE_BYTES", 16 << 20)
+    bomb = gzip_bomb(tmp_path / "bomb.run.gz", 200 << 20)
+    error, peak = peak_memory(lambda: read_run(bomb))
+    assert str(error) == f"{bomb}:1: the line is longer than 16777216 bytes"
+    assert peak < 48 << 20  # the buffer grown to 16 MiB and the half it was grown from
+    monkeypatch.setattr(trec, "WINDOW_BYTES", 64)
+    monkeypatch.setattr(trec, "MAX_LINE_BYTES", 256)
+    path = write(tmp_path / "run", ["q1 Q0 d1 1 1 tag", "", "q1 Q0 d2 2 1 " + "t" * 300])
+    with pytest.raises(TrecFormatError, match=r"run:3: the line is longer than 256 bytes"):
+        read_run(path)
 
 
 def test_interleaved_queries_score_like_grouped_ones(tmp_path):

@@ -203,7 +203,8 @@ class RunUploadView(BodyLimitMixin, APIView):
 
 
 def _read_run(upload) -> RankedRun:
-    """An uploaded TREC run as rankings; errors name the uploaded file's line."""
+    """An uploaded TREC run as rankings; errors name the uploaded file's line. Gzipped, it may inflate to
+    no more than MAX_UPLOAD_BYTES either."""
     if upload.size > settings.MAX_UPLOAD_BYTES:
         raise PayloadTooLarge(f"the run is larger than {settings.MAX_UPLOAD_BYTES} bytes")
     with tempfile.NamedTemporaryFile(suffix=".trec") as file:
@@ -211,7 +212,7 @@ def _read_run(upload) -> RankedRun:
             file.write(chunk)
         file.flush()
         try:
-            return load_run(file.name, upload.name)
+            return load_run(file.name, upload.name, max_bytes=settings.MAX_UPLOAD_BYTES)
         except InputError as exc:
             exc.field = "file"  # the multipart field the client sent it in
             raise
