@@ -30,11 +30,30 @@ class InputError(Exception):
     field: str = ""
 
     def __str__(self) -> str:
+        """As a command line words it: `file:line: field: message`, the form editors and terminals link."""
         place = self.source
         if self.line is not None:
             place = f"{place}:{self.line}" if place else f"line {self.line}"
         parts = [part for part in (place, self.field) if part]
         return ": ".join([*parts, self.message])
+
+    def for_page(self) -> str:
+        """As a page words it: the file, then the line and the field named as such, then the message."""
+        place = _PAGE_PLACES[bool(self.source), self.line is not None, bool(self.field)]
+        return place.format(source=self.source, line=self.line, field=self.field, message=self.message)
+
+
+# (file?, line?, field?) -> the sentence a page shows.
+_PAGE_PLACES = {
+    (True, True, True): "{source}, line {line}, field {field}: {message}",
+    (True, True, False): "{source}, line {line}: {message}",
+    (True, False, True): "{source}, field {field}: {message}",
+    (True, False, False): "{source}: {message}",
+    (False, True, True): "Line {line}, field {field}: {message}",
+    (False, True, False): "Line {line}: {message}",
+    (False, False, True): "Field {field}: {message}",
+    (False, False, False): "{message}",
+}
 
 
 class TaskErrorCode(StrEnum):

@@ -64,6 +64,7 @@ class CampaignBundle:
     # (query id, document id) -> known grade; (query id, experimental model) -> known verdict
     gold_grades: dict[tuple[str, str], int] = field(default_factory=dict)
     gold_verdicts: dict[tuple[str, str], str] = field(default_factory=dict)
+    source: str = ""  # the file it was read from, for errors found later (a name already taken)
 
 
 def parse_scale(raw: Any, reader: Reader) -> list[dict]:
@@ -171,6 +172,7 @@ def parse_bundle(data: Any, source: str, *, require_rankings: bool = True) -> Ca
         models=_parse_models(reader.items(data, "models"), reader),
         queries=_parse_queries(reader.items(data, "queries"), reader),
         documents=_parse_documents(reader.items(data, "documents"), reader),
+        source=source,
     )
     rankings = reader.items(data, "rankings", required=require_rankings)
     bundle.rankings = _parse_rankings(rankings, bundle, reader)
@@ -323,12 +325,12 @@ def runs_check(bundle: CampaignBundle, runs: dict[str, RankedRun], sources: dict
     for name, run in runs.items():
         if name not in model_names:
             listed = ", ".join(model_names)
-            message = f"is for model {name!r}, which the bundle does not list (its models: {listed})"
-            raise InputError(Code.UNKNOWN_MODEL, message, source=sources[name], field="model")
+            message = f"the run is for model {name!r}, which the bundle does not list (its models: {listed})"
+            raise InputError(Code.UNKNOWN_MODEL, message, source=sources[name])
         unknown = sorted(set(run.queries) - query_ids)
         if unknown:
-            message = f"ranks query {unknown[0]!r}, which the bundle does not list"
-            raise InputError(Code.UNKNOWN_QUERY, message, source=sources[name], field="run")
+            message = f"the run ranks query {unknown[0]!r}, which the bundle does not list"
+            raise InputError(Code.UNKNOWN_QUERY, message, source=sources[name])
 
 
 def ranking_rows(bundle: CampaignBundle, runs: dict[str, RankedRun]) -> int:
@@ -341,20 +343,21 @@ def ranking_rows(bundle: CampaignBundle, runs: dict[str, RankedRun]) -> int:
 
 def load_run(path: str, source: str, max_bytes: int | None = None) -> RankedRun:
     """A TREC run file as ranked lists, checked for what a campaign can store; every problem names `source`
-    and, where there is one, the line. More than `max_bytes` (once gunzipped) is refused as it is read."""
+    and, where there is one, the line (the file is the field: the API names its own). More than `max_bytes`
+    (once gunzipped) is refused as it is read."""
     try:
         run = read_run_ranked(path, max_bytes=max_bytes)
     except TrecTooLargeError as exc:
         raise InputError(Code.TOO_LARGE, exc.message, source=source) from None
     except TrecFormatError as exc:
-        raise InputError(Code.MALFORMED, exc.message, source=source, line=exc.line, field="run") from None
+        raise InputError(Code.MALFORMED, exc.message, source=source, line=exc.line) from None
     except UnicodeDecodeError:
-        raise InputError(Code.MALFORMED, "not UTF-8 text", source=source, field="run") from None
+        raise InputError(Code.MALFORMED, "not UTF-8 text", source=source) from None
     if not run.queries:
-        raise InputError(Code.INVALID_VALUE, "the run is empty", source=source, field="run")
+        raise InputError(Code.INVALID_VALUE, "the run is empty", source=source)
     longest = Document._meta.get_field("external_id").max_length or 0
     too_long = next((doc for doc in run.documents if len(doc) > longest), None)
     if too_long is not None:
         message = f"document id {too_long[:40]!r}... is longer than {longest} characters"
-        raise InputError(Code.INVALID_VALUE, message, source=source, field="run")
+        raise InputError(Code.INVALID_VALUE, message, source=source)
     return run

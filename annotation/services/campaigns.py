@@ -39,6 +39,19 @@ from plumbing.bulk import (
 from trec.files import RankedRun
 
 
+def campaign_import_check(*, bundle: CampaignBundle) -> None:
+    """What `campaign_import` refuses in a bundle read whole (`campaign_files_read`), before it writes: the
+    checks that need the database. The browser's preview runs them too, so it never says Ready for files
+    that Create then refuses."""
+    if Campaign.objects.filter(name=bundle.name).exists():
+        raise _name_taken(bundle)
+
+
+def _name_taken(bundle: CampaignBundle) -> InputError:
+    message = f"a campaign named {bundle.name!r} already exists"
+    return InputError(Code.ALREADY_EXISTS, message, source=bundle.source, field="name")
+
+
 @transaction.atomic
 def campaign_import(
     *,
@@ -53,10 +66,7 @@ def campaign_import(
     the bundle are created bare (id only), since a run may retrieve far more than is ever shown to
     annotators. `progress` is called with ranking rows written.
     """
-    if Campaign.objects.filter(name=bundle.name).exists():
-        raise InputError(
-            Code.ALREADY_EXISTS, f"a campaign named {bundle.name!r} already exists", field="name"
-        )
+    campaign_import_check(bundle=bundle)
     rankings = {name: RankedRun.from_lists(lists) for name, lists in bundle.rankings.items()}
     rankings.update(runs or {})
 
@@ -76,9 +86,7 @@ def campaign_import(
                 **bundle.settings,
             )
     except IntegrityError:
-        raise InputError(
-            Code.ALREADY_EXISTS, f"a campaign named {bundle.name!r} already exists", field="name"
-        ) from None
+        raise _name_taken(bundle) from None
     models = RankingModel.objects.bulk_create(
         RankingModel(campaign=campaign, name=model.name, role=model.role) for model in bundle.models
     )

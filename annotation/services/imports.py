@@ -22,7 +22,7 @@ from annotation.models import CampaignImport, JudgingStandard
 from annotation.previews import import_preview
 from annotation.selectors.imports import PROGRESS_FILE, import_folder
 from annotation.selectors.labels import campaign_reuse_summary
-from annotation.services.campaigns import campaign_import
+from annotation.services.campaigns import campaign_import, campaign_import_check
 from trec.files import RankedRun
 
 Status = CampaignImport.Status
@@ -65,13 +65,15 @@ def _finish(staged: CampaignImport, status: str, **fields) -> None:
 
 
 def import_check(*, staged: CampaignImport) -> None:
-    """The preview of a staged import, or the first error (file, line, field) that refuses it."""
+    """The preview of a staged import, or the first error (file, line, field) that refuses it: every check
+    Create runs (`import_run`), on the same code, so a Ready import is one Create takes."""
     try:
         bundle, runs = _read(staged)
+        campaign_import_check(bundle=bundle)
         preview = import_preview(bundle, runs)
         preview.reuse = _reuse_preview(bundle, runs)
     except InputError as error:
-        _finish(staged, Status.INVALID, error=str(error))
+        _finish(staged, Status.INVALID, error=error.for_page())
         return
     except Exception:
         _finish(staged, Status.INVALID, error="the files could not be checked (see the worker's log)")
@@ -133,7 +135,7 @@ def import_run(*, staged: CampaignImport) -> None:
         progress = _ProgressFile(import_folder(staged) / PROGRESS_FILE, ranking_rows(bundle, runs))
         campaign = campaign_import(bundle=bundle, runs=runs, progress=progress.update)
     except InputError as error:
-        _finish(staged, Status.FAILED, error=str(error))
+        _finish(staged, Status.FAILED, error=error.for_page())
         return
     except Exception:
         _finish(staged, Status.FAILED, error="the import failed unexpectedly (see the worker's log)")

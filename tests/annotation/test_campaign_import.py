@@ -208,8 +208,9 @@ def test_failed_import_writes_nothing(db, tmp_path, bundle_data):
     # The second campaign fails inside the transaction (its name is taken); nothing of it may remain.
     call_command("import_campaign", str(write_bundle(tmp_path, bundle_data)))
     counts = [m.objects.count() for m in (Campaign, Query, Document, Ranking, RelevanceTask)]
-    with pytest.raises(CommandError, match="already exists"):
-        call_command("import_campaign", str(write_bundle(tmp_path, bundle_data, "again.json")))
+    again = write_bundle(tmp_path, bundle_data, "again.json")
+    with pytest.raises(CommandError, match=f"^{again}: name: a campaign named 'Small' already exists$"):
+        call_command("import_campaign", str(again))
     assert [m.objects.count() for m in (Campaign, Query, Document, Ranking, RelevanceTask)] == counts
 
 
@@ -265,12 +266,12 @@ def test_import_campaign_reads_trec_runs(db, tmp_path, bundle_data):
     ("lines", "message"),
     [
         (["q1 Q0 d1 1 2.0 on", "q1 Q0 d2 2"], r"online\.run:2: .*6"),
-        (["q1 Q0 d1 1 2.0 on", "q1 Q0 d\x002 2 1.0 on"], r"online\.run:2: run: the line holds a NUL byte"),
+        (["q1 Q0 d1 1 2.0 on", "q1 Q0 d\x002 2 1.0 on"], r"online\.run:2: the line holds a NUL byte"),
         (
             ["q1 Q0 " + "d" * 201 + " 1 2.0 on"],
-            r"online\.run: run: document id 'd{40}'\.\.\. is longer than 200",
+            r"online\.run: document id 'd{40}'\.\.\. is longer than 200",
         ),
-        ([], r"online\.run: run: the run is empty"),
+        ([], r"online\.run: the run is empty"),
     ],
 )
 def test_bad_run_file_names_it_and_writes_nothing(db, tmp_path, bundle_data, lines, message):
@@ -287,10 +288,13 @@ def test_bad_run_file_names_it_and_writes_nothing(db, tmp_path, bundle_data, lin
     [
         (
             [("nope", ["q1 Q0 d1 1 2.0 x"])],
-            r"nope\.run: model: is for model 'nope', which the bundle does not list"
+            r"nope\.run: the run is for model 'nope', which the bundle does not list"
             r" \(its models: exp, online\)",
         ),
-        ([("exp", ["q9 Q0 d1 1 2.0 x"])], r"exp\.run: run: ranks query 'q9', which the bundle does not list"),
+        (
+            [("exp", ["q9 Q0 d1 1 2.0 x"])],
+            r"exp\.run: the run ranks query 'q9', which the bundle does not list",
+        ),
         ([("exp", ["q1 Q0 d1 1 2.0 x"]), ("exp", ["q1 Q0 d2 1 2.0 x"])], r"exp\.run: a second run for model"),
     ],
 )

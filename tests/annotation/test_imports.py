@@ -16,6 +16,7 @@ from annotation.models import Campaign, CampaignImport, Ranking
 from annotation.previews import import_preview
 from annotation.selectors.imports import PROGRESS_FILE, import_folder
 from annotation.services.campaigns import campaign_import
+from annotation.services.imports import import_check, import_run, import_stage
 from tests.factories import SMALL_BUNDLE, gzip_bomb, peak_memory
 
 RUN = "".join(
@@ -95,18 +96,88 @@ def staged_folder(staged):
 def test_a_bad_run_line_is_refused_naming_file_and_line(manager, django_capture_on_commit_callbacks):
     staged = upload(manager, django_capture_on_commit_callbacks, SMALL_BUNDLE, runs=[("exp", "q1 Q0 d1 1\n")])
     assert staged.status == CampaignImport.Status.INVALID
-    assert staged.error.startswith("exp.run:1")
+    assert staged.error == "exp.run, line 1: expected at least 6 fields, found 4"
     page = manager.get(reverse("annotation:campaign_import", args=[staged.pk])).content.decode()
-    assert "exp.run:1" in page and "Nothing was written" in page
+    assert "exp.run, line 1: expected at least 6 fields" in page and "Nothing was written" in page
     assert not Campaign.objects.exists() and not staged_folder(staged).exists()
 
 
-def test_a_bad_bundle_is_refused_naming_the_field(manager, django_capture_on_commit_callbacks):
+def _small_with(**changes) -> bytes:
     data = copy.deepcopy(SMALL_BUNDLE)
-    data["settings"]["overlap"] = 0
-    staged = upload(manager, django_capture_on_commit_callbacks, data)
-    assert staged.status == CampaignImport.Status.INVALID
-    assert "small.json: settings.overlap" in staged.error
+    data["settings"].update(changes)
+    return json.dumps(data).encode()
+
+
+BOMB = object()  # a run that inflates past the bound: generated in the test
+REFUSED = {
+    "unknown-model": (
+        json.dumps(SMALL_BUNDLE).encode(),
+        [("exp2", RUN)],
+        "exp2.run: the run is for model 'exp2', which the bundle does not list (its models: exp, online)",
+    ),
+    "unknown-query": (
+        json.dumps(SMALL_BUNDLE).encode(),
+        [("exp", RUN + "q9 Q0 d1 1 1 x\n")],
+        "exp.run: the run ranks query 'q9', which the bundle does not list",
+    ),
+    "name-taken": (
+        json.dumps(SMALL_BUNDLE).encode(),
+        [],
+        "small.json, field name: a campaign named 'Small' already exists",
+    ),
+    "bad-run-line": (
+        json.dumps(SMALL_BUNDLE).encode(),
+        [("exp", "q1 Q0 d1 1\n")],
+        "exp.run, line 1: expected at least 6 fields, found 4",
+    ),
+    "second-run-for-a-model": (
+        json.dumps(SMALL_BUNDLE).encode(),
+        [("exp", RUN), ("exp", RUN)],
+        "exp.run: a second run for model 'exp'",
+    ),
+    "bad-setting": (
+        _small_with(overlap=0),
+        [],
+        "small.json, field settings.overlap: must be between 1 and 1000",
+    ),
+    "malformed-json": (b'{\n  "name": }', [], "small.json, line 2: malformed JSON: Expecting value"),
+    "inflates-past-the-bound": (
+        json.dumps(SMALL_BUNDLE).encode(),
+        [("exp", BOMB)],
+        "exp.run: inflates to more than 1048576 bytes",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", REFUSED)
+def test_the_preview_refuses_what_create_refuses_with_the_same_words(db, make_user, settings, tmp_path, case):
+    """Each file Create refuses is refused by the preview already, by the same check and in the same words,
+    worded for the page: file, then line and field named as such."""
+    settings.IMPORTS_DIR = tmp_path / "imports"
+    settings.IMPORT_UPLOAD_MAX_BYTES = 1 << 20
+    bundle, runs, message = REFUSED[case]
+    if case == "name-taken":
+        campaign_import(bundle=parse_bundle(copy.deepcopy(SMALL_BUNDLE), "other.json"))
+    bomb = gzip_bomb(tmp_path / "bomb.gz", 8 << 20).read_bytes()
+    user = make_user("boss", "manager")
+
+    def staged() -> CampaignImport:
+        files = [
+            (model, SimpleUploadedFile(f"{model}.run", bomb if text is BOMB else text.encode()))
+            for model, text in runs
+        ]
+        return import_stage(user=user, bundle=SimpleUploadedFile("small.json", bundle), runs=files)
+
+    previewed = staged()
+    import_check(staged=previewed)
+    previewed.refresh_from_db()
+    created = staged()
+    CampaignImport.objects.filter(pk=created.pk).update(status=CampaignImport.Status.IMPORTING)
+    import_run(staged=created)
+    created.refresh_from_db()
+    assert (previewed.status, created.status) == (CampaignImport.Status.INVALID, CampaignImport.Status.FAILED)
+    assert previewed.error == created.error == message
+    assert Campaign.objects.count() == (case == "name-taken")
 
 
 def test_cancel_writes_nothing(manager, django_capture_on_commit_callbacks):
