@@ -186,7 +186,9 @@ class CampaignUploadForm(forms.Form):
 
 
 class ImportActionForm(forms.Form):
-    action = forms.ChoiceField(choices=[("confirm", "Create the campaign"), ("cancel", "Cancel")])
+    action = forms.ChoiceField(
+        choices=[("confirm", "Create the campaign"), ("cancel", "Cancel"), ("retry", "Retry")]
+    )
 
 
 class ReviewQueueForm(forms.Form):

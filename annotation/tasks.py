@@ -1,25 +1,41 @@
 """Background work on Django's Tasks framework (a `manage.py db_worker` runs it): the steps of a campaign
-created in the browser. The `_start`/`_confirm` functions are what the pages call: a service's write, then
-its task queued once that commits; each task loads its import and hands it to a service."""
+created in the browser. The `_start`/`_confirm`/`_retry` functions are what the pages call: a service's
+write, then its task queued once that commits (and the task's id recorded on the import); each task loads
+its import and hands it to a service with the attempt it was queued for."""
 
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
-from django.tasks import task
+from django.tasks import Task, task
 
 from annotation.models import CampaignImport
-from annotation.services.imports import import_check, import_confirm, import_run, import_stage
+from annotation.services.imports import (
+    import_check,
+    import_confirm,
+    import_queued,
+    import_retry,
+    import_run,
+    import_stage,
+)
 from plumbing.memory import free_memory_eagerly
 
 
 @task()
-def campaign_import_check(import_id: int) -> None:
-    import_check(staged=CampaignImport.objects.get(pk=import_id))
+def campaign_import_check(import_id: int, attempt: int) -> None:
+    import_check(staged=CampaignImport.objects.get(pk=import_id), attempt=attempt)
 
 
 @task()
-def campaign_import_run(import_id: int) -> None:
+def campaign_import_run(import_id: int, attempt: int) -> None:
     free_memory_eagerly()
-    import_run(staged=CampaignImport.objects.get(pk=import_id))
+    import_run(staged=CampaignImport.objects.get(pk=import_id), attempt=attempt)
+
+
+def _queue_on_commit(work: Task, staged: CampaignImport) -> None:
+    def queue() -> None:
+        queued = work.enqueue(staged.pk, staged.attempt)
+        import_queued(staged=staged, task_id=str(queued.id))
+
+    transaction.on_commit(queue)
 
 
 @transaction.atomic
@@ -28,12 +44,19 @@ def campaign_import_start(
 ) -> CampaignImport:
     """Stage the uploaded files and queue their check."""
     staged = import_stage(user=user, bundle=bundle, runs=runs)
-    transaction.on_commit(lambda: campaign_import_check.enqueue(staged.pk))
+    _queue_on_commit(campaign_import_check, staged)
     return staged
 
 
 @transaction.atomic
 def campaign_import_confirm(*, staged: CampaignImport) -> None:
     """Confirm a checked import and queue it."""
-    import_confirm(staged=staged)
-    transaction.on_commit(lambda: campaign_import_run.enqueue(staged.pk))
+    _queue_on_commit(campaign_import_run, import_confirm(staged=staged))
+
+
+@transaction.atomic
+def campaign_import_retry(*, staged: CampaignImport) -> None:
+    """Queue again the check or the import whose worker stopped."""
+    staged = import_retry(staged=staged)
+    work = campaign_import_check if staged.status == CampaignImport.Status.CHECKING else campaign_import_run
+    _queue_on_commit(work, staged)

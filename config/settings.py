@@ -220,6 +220,9 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_UPLOAD_BYTES
 # until the background import is done; each file may be this large.
 IMPORTS_DIR = Path(os.environ.get("IMPORTS_DIR", str(BASE_DIR / "var" / "imports")))
 IMPORT_UPLOAD_MAX_BYTES = int(os.environ.get("IMPORT_UPLOAD_MAX_BYTES", str(1024**3)))
+# A worker checking or importing a campaign beats a heartbeat (a file beside the uploads) six times in this
+# many seconds; an import silent for longer is shown as stopped (its worker died), to retry or cancel.
+IMPORT_WORKER_TIMEOUT_SECONDS = float(os.environ.get("IMPORT_WORKER_TIMEOUT_SECONDS", "60"))
 
 # Background work (browser imports) runs in Django's Tasks framework on the database backend; a worker is
 # `manage.py db_worker` (make demo starts one beside the server).

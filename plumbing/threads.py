@@ -1,8 +1,11 @@
 """Work started on a second thread, so that a report uses both cores: a second database connection reads
-beside the first, or NumPy computes beside the main thread (it lets go of the GIL in its array loops)."""
+beside the first, or NumPy computes beside the main thread (it lets go of the GIL in its array loops); and
+a heartbeat beside long work."""
 
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from contextvars import copy_context
 
 
@@ -32,3 +35,22 @@ def map_parallel[K, T](function: Callable[..., T], calls: dict[K, tuple], /, wor
     with ThreadPoolExecutor(max_workers=workers) as pool:
         running = {key: pool.submit(copy_context().run, function, *args) for key, args in calls.items()}
         return {key: future.result() for key, future in running.items()}
+
+
+@contextmanager
+def repeating(function: Callable[[], object], every: float) -> Iterator[None]:
+    """`function()` every `every` seconds on a thread while the block runs: a heartbeat beside long work
+    (Python hands the GIL over every few milliseconds, NumPy and database waits let go of it). The thread
+    has ended when the block has; an exception of `function` ends the thread and is raised there."""
+    stop = threading.Event()
+
+    def beat() -> None:
+        while not stop.wait(every):
+            function()
+
+    beating = started(beat)
+    try:
+        yield
+    finally:
+        stop.set()
+        beating.result()

@@ -12,6 +12,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import quote
 
+from django.core.management import call_command
 from django.urls import reverse
 
 from annotation.bundle import JudgmentRow, PreferenceRow, parse_bundle
@@ -204,7 +205,12 @@ ROUTES = [
     ("POST", "/campaigns/new/", "managers", "stage the files and check them in the background"),
     ("GET", "/campaigns/new/template.json", "managers", "the demo's bundle, as a template"),
     ("GET", "/campaigns/imports/{import_id}/", "managers", "an import: preview, warnings, errors, progress"),
-    ("POST", "/campaigns/imports/{import_id}/", "managers", "confirm (import in the background) or cancel"),
+    (
+        "POST",
+        "/campaigns/imports/{import_id}/",
+        "managers",
+        "confirm (import in the background), cancel, or retry an import whose worker stopped",
+    ),
     ("GET", "/campaigns/imports/{import_id}/status/", "managers", "an import's status and progress (JSON)"),
     ("GET", "/people/", "managers", "people: roles, last sign-in, last label"),
     ("POST", "/people/", "managers", "add a person (shows a one-time set-password link)"),
@@ -357,3 +363,8 @@ def peak_memory[T](function: Callable[[], T]) -> tuple[T | BaseException, int]:
         return result, tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
+
+
+def work_off_the_queue() -> None:
+    """Runs the queued background tasks as `db_worker --batch` does, here and now."""
+    call_command("db_worker", batch=True, reload=False, startup_delay=False, verbosity=0)

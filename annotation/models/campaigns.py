@@ -228,7 +228,9 @@ class Ranking(models.Model):
 
 class CampaignImport(models.Model):
     """A campaign created in the browser: uploaded files, checked in the background into a preview, then,
-    once a manager confirms, imported in the background in one transaction."""
+    once a manager confirms, imported in the background in one transaction. Each time its check or its
+    import is queued (a retry too) is an attempt: the worker that takes it beats a heartbeat file of that
+    attempt beside the files, so a worker that died is told from one still working."""
 
     class Status(models.TextChoices):
         CHECKING = "checking", "Checking the files"
@@ -249,6 +251,13 @@ class CampaignImport(models.Model):
     campaign = models.ForeignKey(Campaign, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    attempt = models.PositiveIntegerField(
+        default=1, help_text="How many times its check or import was queued; a worker takes only the last."
+    )
+    queued_at = models.DateTimeField(null=True, blank=True)
+    task_id = models.CharField(
+        max_length=64, blank=True, help_text="The Tasks framework's id of the attempt's queued task."
+    )
 
     class Meta:
         ordering = ["-created_at"]

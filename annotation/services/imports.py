@@ -1,12 +1,18 @@
 """Campaigns created in the browser. The uploaded files are staged under IMPORTS_DIR and checked in the
 background into a preview (what would be created, errors, warnings); a manager confirms, and the import runs
 in the background in one transaction, as `import_campaign` does; the files are removed once it is over.
-Cancelling, an invalid file or a failed import write nothing."""
+Cancelling, an invalid file or a failed import write nothing.
+
+Each queueing of the check or the import is an attempt (`CampaignImport.attempt`). The worker takes its
+attempt under the import's row lock, beats the attempt's heartbeat file while it works and records the end
+only if the attempt is still the import's; an import whose worker died (`selectors.imports.import_worker`)
+may be retried (the next attempt) or cancelled."""
 
 import json
 import shutil
 import time
 import uuid
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from django.conf import settings
@@ -20,12 +26,22 @@ from annotation.errors import InputError
 from annotation.errors import InputErrorCode as Code
 from annotation.models import CampaignImport, JudgingStandard
 from annotation.previews import import_preview
-from annotation.selectors.imports import PROGRESS_FILE, import_folder
+from annotation.selectors.imports import (
+    Worker,
+    heartbeat_path,
+    import_cancellable,
+    import_folder,
+    import_worker,
+    progress_path,
+)
 from annotation.selectors.labels import campaign_reuse_summary
 from annotation.services.campaigns import campaign_import, campaign_import_check
+from plumbing.threads import repeating
 from trec.files import RankedRun
 
 Status = CampaignImport.Status
+# Six beats to a timeout: a beat late by a few seconds (a long statement, a busy machine) is no death.
+BEATS_PER_TIMEOUT = 6
 
 
 def _save(upload, path: Path) -> None:
@@ -47,8 +63,17 @@ def import_stage(*, user, bundle: UploadedFile, runs: list[tuple[str, UploadedFi
         _save(upload, path / f"run-{index}")
         staged_runs.append({"model": model, "file": upload.name, "path": f"run-{index}"})
     return CampaignImport.objects.create(
-        created_by=user, folder=folder, bundle_file=bundle.name or "bundle", runs=staged_runs
+        created_by=user,
+        folder=folder,
+        bundle_file=bundle.name or "bundle",
+        runs=staged_runs,
+        queued_at=timezone.now(),
     )
+
+
+def import_queued(*, staged: CampaignImport, task_id: str) -> None:
+    """Record the task queued for the import's current attempt (called once the queueing committed)."""
+    CampaignImport.objects.filter(pk=staged.pk, attempt=staged.attempt, task_id="").update(task_id=task_id)
 
 
 def _read(staged: CampaignImport) -> tuple[CampaignBundle, dict[str, RankedRun]]:
@@ -58,27 +83,65 @@ def _read(staged: CampaignImport) -> tuple[CampaignBundle, dict[str, RankedRun]]
     return campaign_files_read(bundle, runs, max_bytes=settings.IMPORT_UPLOAD_MAX_BYTES)
 
 
-def _finish(staged: CampaignImport, status: str, **fields) -> None:
-    CampaignImport.objects.filter(pk=staged.pk).update(status=status, finished_at=timezone.now(), **fields)
-    if status != Status.READY:
+def _beat(staged: CampaignImport) -> None:
+    # A folder gone (the check was cancelled) is no reason to stop: the work's own end will find it.
+    with suppress(OSError):
+        heartbeat_path(staged).touch()
+
+
+@contextmanager
+def _taken(staged: CampaignImport, status: str, attempt: int):
+    """The import, if `attempt` is still its attempt at `status` (else None: it was cancelled or retried
+    meanwhile); its heartbeat is written under the row lock, so a cancel sees either no worker or this one,
+    and beaten while the block runs."""
+    with transaction.atomic():
+        taken = CampaignImport.objects.select_for_update().filter(pk=staged.pk).first()
+        if taken is None or taken.status != status or taken.attempt != attempt:
+            taken = None
+        else:
+            _beat(taken)
+    if taken is None:
+        yield None
+        return
+    every = max(settings.IMPORT_WORKER_TIMEOUT_SECONDS / BEATS_PER_TIMEOUT, 0.05)
+    with repeating(lambda: _beat(taken), every):
+        yield taken
+
+
+def _finish(staged: CampaignImport, before: str, status: str, **fields) -> None:
+    """`before` → `status`, if the import is still at this attempt and status; once it is over (any status
+    but READY), its files go."""
+    over = status != Status.READY
+    ended = CampaignImport.objects.filter(pk=staged.pk, status=before, attempt=staged.attempt).update(
+        status=status, **fields, **({"finished_at": timezone.now()} if over else {})
+    )
+    if ended and over:
         shutil.rmtree(import_folder(staged), ignore_errors=True)
 
 
-def import_check(*, staged: CampaignImport) -> None:
+def import_check(*, staged: CampaignImport, attempt: int) -> None:
     """The preview of a staged import, or the first error (file, line, field) that refuses it: every check
     Create runs (`import_run`), on the same code, so a Ready import is one Create takes."""
-    try:
-        bundle, runs = _read(staged)
-        campaign_import_check(bundle=bundle)
-        preview = import_preview(bundle, runs)
-        preview.reuse = _reuse_preview(bundle, runs)
-    except InputError as error:
-        _finish(staged, Status.INVALID, error=error.for_page())
-        return
-    except Exception:
-        _finish(staged, Status.INVALID, error="the files could not be checked (see the worker's log)")
-        raise
-    CampaignImport.objects.filter(pk=staged.pk).update(status=Status.READY, preview=preview.as_dict())
+    with _taken(staged, Status.CHECKING, attempt) as taken:
+        if taken is None:
+            return
+        try:
+            bundle, runs = _read(taken)
+            campaign_import_check(bundle=bundle)
+            preview = import_preview(bundle, runs)
+            preview.reuse = _reuse_preview(bundle, runs)
+        except InputError as error:
+            _finish(taken, Status.CHECKING, Status.INVALID, error=error.for_page())
+            return
+        except Exception:
+            _finish(
+                taken,
+                Status.CHECKING,
+                Status.INVALID,
+                error="the files could not be checked (see the worker's log)",
+            )
+            raise
+        _finish(taken, Status.CHECKING, Status.READY, preview=preview.as_dict())
 
 
 def _reuse_preview(bundle: CampaignBundle, runs: dict[str, RankedRun]) -> dict | None:
@@ -93,26 +156,51 @@ def _reuse_preview(bundle: CampaignBundle, runs: dict[str, RankedRun]) -> dict |
     return summary.as_dict()
 
 
+def _requeue(staged: CampaignImport, status: str) -> None:
+    """The next attempt at `status`: no task, no heartbeat yet (the caller queues the task on commit)."""
+    staged.attempt += 1
+    staged.status, staged.queued_at, staged.task_id, staged.error = status, timezone.now(), "", ""
+    staged.save(update_fields=["attempt", "status", "queued_at", "task_id", "error"])
+
+
 @transaction.atomic
-def import_confirm(*, staged: CampaignImport) -> None:
+def import_confirm(*, staged: CampaignImport) -> CampaignImport:
     """Mark a checked import as importing (`annotation.tasks.campaign_import_confirm` queues the import)."""
     staged = CampaignImport.objects.select_for_update().get(pk=staged.pk)
     if staged.status != Status.READY:
         raise InputError(Code.INVALID_VALUE, f"this import is {staged.get_status_display().lower()}")
-    CampaignImport.objects.filter(pk=staged.pk).update(status=Status.IMPORTING)
+    _requeue(staged, Status.IMPORTING)
+    return staged
+
+
+@transaction.atomic
+def import_retry(*, staged: CampaignImport) -> CampaignImport:
+    """Queue again the check or the import whose worker stopped (`annotation.tasks.campaign_import_retry`
+    queues it); the stopped attempt's heartbeat and progress files go."""
+    staged = CampaignImport.objects.select_for_update().get(pk=staged.pk)
+    if import_worker(staged=staged) != Worker.STOPPED:
+        raise InputError(Code.INVALID_VALUE, "only an import whose worker stopped can be retried")
+    for path in (heartbeat_path(staged), progress_path(staged)):
+        path.unlink(missing_ok=True)
+    _requeue(staged, staged.status)
+    return staged
 
 
 @transaction.atomic
 def import_cancel(*, staged: CampaignImport) -> None:
+    """Cancel an import and remove its files: while its files are checked or once they are, and while it
+    waits for a worker or after its worker stopped; never while a worker writes the campaign."""
     staged = CampaignImport.objects.select_for_update().get(pk=staged.pk)
-    if staged.status not in (Status.CHECKING, Status.READY, Status.INVALID):
+    if not import_cancellable(staged=staged, worker=import_worker(staged=staged)):
+        if staged.status == Status.IMPORTING:
+            raise InputError(Code.INVALID_VALUE, "a worker is importing it: it can no longer be cancelled")
         raise InputError(Code.INVALID_VALUE, f"this import is {staged.get_status_display().lower()}")
-    _finish(staged, Status.CANCELLED)
+    _finish(staged, staged.status, Status.CANCELLED)
 
 
 class _ProgressFile:
-    """Ranking rows written so far, in a file beside the uploads: the import's own transaction hides its
-    rows from the page, a file does not. Written at most twice a second, and when the last row is."""
+    """Ranking rows written so far, in a file beside the uploads (`progress_path`). Written at most twice a
+    second, and when the last row is."""
 
     def __init__(self, path: Path, total: int):
         self.path, self.total, self.rows, self.written_at = path, total, 0, 0.0
@@ -128,16 +216,24 @@ class _ProgressFile:
             self._write()
 
 
-def import_run(*, staged: CampaignImport) -> None:
+def import_run(*, staged: CampaignImport, attempt: int) -> None:
     """Import a confirmed campaign in one transaction; on an error nothing is written, the error is kept."""
-    try:
-        bundle, runs = _read(staged)
-        progress = _ProgressFile(import_folder(staged) / PROGRESS_FILE, ranking_rows(bundle, runs))
-        campaign = campaign_import(bundle=bundle, runs=runs, progress=progress.update)
-    except InputError as error:
-        _finish(staged, Status.FAILED, error=error.for_page())
-        return
-    except Exception:
-        _finish(staged, Status.FAILED, error="the import failed unexpectedly (see the worker's log)")
-        raise
-    _finish(staged, Status.DONE, campaign=campaign)
+    with _taken(staged, Status.IMPORTING, attempt) as taken:
+        if taken is None:
+            return
+        try:
+            bundle, runs = _read(taken)
+            progress = _ProgressFile(progress_path(taken), ranking_rows(bundle, runs))
+            campaign = campaign_import(bundle=bundle, runs=runs, progress=progress.update)
+        except InputError as error:
+            _finish(taken, Status.IMPORTING, Status.FAILED, error=error.for_page())
+            return
+        except Exception:
+            _finish(
+                taken,
+                Status.IMPORTING,
+                Status.FAILED,
+                error="the import failed unexpectedly (see the worker's log)",
+            )
+            raise
+        _finish(taken, Status.IMPORTING, Status.DONE, campaign=campaign)

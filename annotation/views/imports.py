@@ -17,7 +17,9 @@ from annotation.roles import can_manage, role_required
 from annotation.selectors.imports import import_view
 from annotation.services.demo import DEMO_DIR
 from annotation.services.imports import import_cancel
-from annotation.tasks import campaign_import_confirm, campaign_import_start
+from annotation.tasks import campaign_import_confirm, campaign_import_retry, campaign_import_start
+
+IMPORT_ACTIONS = {"confirm": campaign_import_confirm, "cancel": import_cancel, "retry": campaign_import_retry}
 
 
 @role_required(can_manage)
@@ -48,7 +50,7 @@ def campaign_import(request, import_id: int):
     if request.method == "POST":
         form = ImportActionForm(request.POST)
         if form.is_valid():
-            action = campaign_import_confirm if form.cleaned_data["action"] == "confirm" else import_cancel
+            action = IMPORT_ACTIONS[form.cleaned_data["action"]]
             try:
                 action(staged=staged)
             except InputError as error:

@@ -5,19 +5,29 @@ background import in one transaction. The Tasks framework's database backend que
 import copy
 import gzip
 import json
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
-from django.core.management import call_command
 from django.urls import reverse
+from django.utils import timezone
+from django_tasks_db.models import DBTaskResult
 
 from annotation.bundle import parse_bundle
 from annotation.models import Campaign, CampaignImport, Ranking
 from annotation.previews import import_preview
-from annotation.selectors.imports import PROGRESS_FILE, import_folder
+from annotation.selectors.imports import (
+    STOPPED_CHECKING,
+    STOPPED_IMPORTING,
+    Worker,
+    heartbeat_path,
+    import_worker,
+    progress_path,
+    worker_state,
+)
 from annotation.services.campaigns import campaign_import
 from annotation.services.imports import import_check, import_run, import_stage
-from tests.factories import SMALL_BUNDLE, gzip_bomb, peak_memory
+from tests.factories import SMALL_BUNDLE, gzip_bomb, peak_memory, work_off_the_queue
 
 RUN = "".join(
     f"{q} Q0 {d} {rank} {10 - rank} exp-run\n"
@@ -37,10 +47,6 @@ def manager(transactional_db, client, make_user, settings, tmp_path):
 def bundle_file(data: dict, name: str = "small.json", zipped: bool = False) -> SimpleUploadedFile:
     raw = json.dumps(data).encode()
     return SimpleUploadedFile(name, gzip.compress(raw) if zipped else raw)
-
-
-def work_off_the_queue() -> None:
-    call_command("db_worker", batch=True, reload=False, startup_delay=False, verbosity=0)
 
 
 def upload(client, django_capture_on_commit_callbacks, data, runs=()):
@@ -169,11 +175,11 @@ def test_the_preview_refuses_what_create_refuses_with_the_same_words(db, make_us
         return import_stage(user=user, bundle=SimpleUploadedFile("small.json", bundle), runs=files)
 
     previewed = staged()
-    import_check(staged=previewed)
+    import_check(staged=previewed, attempt=previewed.attempt)
     previewed.refresh_from_db()
     created = staged()
     CampaignImport.objects.filter(pk=created.pk).update(status=CampaignImport.Status.IMPORTING)
-    import_run(staged=created)
+    import_run(staged=created, attempt=created.attempt)
     created.refresh_from_db()
     assert (previewed.status, created.status) == (CampaignImport.Status.INVALID, CampaignImport.Status.FAILED)
     assert previewed.error == created.error == message
@@ -202,7 +208,7 @@ def test_a_failed_import_keeps_its_error_and_writes_nothing(manager, django_capt
     work_off_the_queue()
     staged.refresh_from_db()
     assert staged.status == CampaignImport.Status.FAILED and "already exists" in staged.error
-    assert Campaign.objects.count() == 1
+    assert Campaign.objects.count() == 1 and not staged_folder(staged).exists()
 
 
 def test_warnings_in_the_preview(manager, django_capture_on_commit_callbacks):
@@ -240,8 +246,9 @@ def test_the_status_poll_and_the_template(manager, django_capture_on_commit_call
     staged = upload(manager, django_capture_on_commit_callbacks, SMALL_BUNDLE)
     status = manager.get(reverse("annotation:campaign_import_status", args=[staged.pk])).json()
     assert status == {"status": "ready", "progress": None}
-    CampaignImport.objects.filter(pk=staged.pk).update(status=CampaignImport.Status.IMPORTING)
-    (import_folder(staged) / PROGRESS_FILE).write_text(json.dumps({"rows": 3, "total": 10}))
+    confirm(manager, django_capture_on_commit_callbacks, staged)
+    worker_takes(staged)
+    progress_path(staged).write_text(json.dumps({"rows": 3, "total": 10}))
     status = manager.get(reverse("annotation:campaign_import_status", args=[staged.pk])).json()
     assert status == {"status": "importing", "progress": {"rows": 3, "total": 10}}
     page = manager.get(reverse("annotation:campaign_import", args=[staged.pk])).content.decode()
@@ -290,3 +297,137 @@ def test_a_run_without_a_model_name_is_a_form_error(manager):
     response = manager.post(reverse("annotation:campaign_new"), body)
     assert response.status_code == 200 and "give both the model" in response.content.decode()
     assert not CampaignImport.objects.exists()
+
+
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("task", "started", "beat", "queued", "now", "expected"),
+    [
+        ("READY", None, None, 0, 86_400, Worker.WAITING),  # no worker has taken it, however long that is
+        ("RUNNING", 0, None, 0, 60, Worker.WORKING),
+        ("RUNNING", 0, None, 0, 61, Worker.STOPPED),  # taken, then killed before its first beat
+        ("RUNNING", 0, 50, 0, 110, Worker.WORKING),
+        ("RUNNING", 0, 50, 0, 111, Worker.STOPPED),  # silent for longer than the timeout
+        ("SUCCESSFUL", 0, 50, 0, 51, Worker.STOPPED),  # the task ended, the import did not
+        ("FAILED", 0, 50, 0, 51, Worker.STOPPED),
+        (None, None, 50, 0, 110, Worker.WORKING),  # the task was pruned: the heartbeat alone tells
+        (None, None, 50, 0, 111, Worker.STOPPED),
+        (None, None, None, 0, 60, Worker.WAITING),  # its task's id not recorded yet
+        (None, None, None, 0, 61, Worker.STOPPED),  # nor ever: the queueing failed
+        (None, None, None, None, 0, Worker.STOPPED),  # queued before attempts were recorded
+    ],
+)
+def test_the_staleness_rule_on_a_moved_clock(task, started, beat, queued, now, expected):
+    def at(seconds):
+        return None if seconds is None else T0 + timedelta(seconds=seconds)
+
+    state = worker_state(
+        task_status=task,
+        task_started_at=at(started),
+        beat_at=at(beat),
+        queued_at=at(queued),
+        now=at(now),
+        timeout=60,
+    )
+    assert state == expected
+
+
+def worker_takes(staged: CampaignImport) -> None:
+    """A worker takes the import's task as db_worker does (here it never runs it: it died, or is about to)."""
+    staged.refresh_from_db()
+    DBTaskResult.objects.get(id=staged.task_id).claim("killed-worker")
+
+
+def confirm(client, django_capture_on_commit_callbacks, staged: CampaignImport, action="confirm"):
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(reverse("annotation:campaign_import", args=[staged.pk]), {"action": action})
+    staged.refresh_from_db()
+    return response
+
+
+def test_an_import_whose_worker_died_is_shown_stopped_then_cancelled_with_its_files(
+    manager, django_capture_on_commit_callbacks, settings, django_assert_max_num_queries
+):
+    staged = upload(manager, django_capture_on_commit_callbacks, SMALL_BUNDLE)
+    confirm(manager, django_capture_on_commit_callbacks, staged)
+    # Queued, no worker yet: waiting, however long.
+    assert import_worker(staged=staged, now=timezone.now() + timedelta(days=1)) == Worker.WAITING
+    worker_takes(staged)
+    assert import_worker(staged=staged) == Worker.WORKING
+    refused = confirm(manager, django_capture_on_commit_callbacks, staged, action="cancel")
+    assert staged.status == CampaignImport.Status.IMPORTING  # a worker may be writing it: no cancel
+    assert "a worker is importing it" in manager.get(refused.url).content.decode()
+    after_timeout = timezone.now() + timedelta(seconds=settings.IMPORT_WORKER_TIMEOUT_SECONDS + 1)
+    assert import_worker(staged=staged, now=after_timeout) == Worker.STOPPED
+
+    settings.IMPORT_WORKER_TIMEOUT_SECONDS = 0  # the page's clock is past the timeout too
+    with django_assert_max_num_queries(4):  # the session, the user, the import and its task
+        status = manager.get(reverse("annotation:campaign_import_status", args=[staged.pk])).json()
+    assert status == {"status": "stopped", "progress": None}
+    page = manager.get(reverse("annotation:campaign_import", args=[staged.pk])).content.decode()
+    assert "Stopped: nothing was written" in page and STOPPED_IMPORTING in page
+    assert 'value="retry"' in page and 'value="cancel"' in page and 'value="confirm"' not in page
+    confirm(manager, django_capture_on_commit_callbacks, staged, action="cancel")
+    assert staged.status == CampaignImport.Status.CANCELLED
+    assert not staged_folder(staged).exists() and not Campaign.objects.exists()
+
+
+def test_a_stopped_import_is_retried_to_completion_and_the_dead_attempt_takes_nothing(
+    manager, django_capture_on_commit_callbacks, settings
+):
+    staged = upload(manager, django_capture_on_commit_callbacks, SMALL_BUNDLE)
+    confirm(manager, django_capture_on_commit_callbacks, staged)
+    worker_takes(staged)
+    dead_attempt, dead_task = staged.attempt, staged.task_id
+    retried = confirm(manager, django_capture_on_commit_callbacks, staged, action="retry")
+    assert "only an import whose worker stopped" in manager.get(retried.url).content.decode()
+    assert staged.attempt == dead_attempt
+
+    settings.IMPORT_WORKER_TIMEOUT_SECONDS = 0
+    assert (
+        'value="retry"'
+        in manager.get(reverse("annotation:campaign_import", args=[staged.pk])).content.decode()
+    )
+    confirm(manager, django_capture_on_commit_callbacks, staged, action="retry")
+    settings.IMPORT_WORKER_TIMEOUT_SECONDS = 60
+    assert (staged.status, staged.attempt) == (CampaignImport.Status.IMPORTING, dead_attempt + 1)
+    assert staged.task_id not in ("", dead_task) and import_worker(staged=staged) == Worker.WAITING
+    # Had the dead worker only slept, its attempt would no longer be the import's: it takes nothing.
+    import_run(staged=staged, attempt=dead_attempt)
+    assert not Campaign.objects.exists() and not heartbeat_path(staged).exists()
+
+    work_off_the_queue()
+    staged.refresh_from_db()
+    assert staged.status == CampaignImport.Status.DONE and staged.campaign.queries.count() == 2
+    assert not staged_folder(staged).exists()
+
+
+def test_a_check_whose_worker_died_is_retried(manager, django_capture_on_commit_callbacks, settings):
+    with django_capture_on_commit_callbacks(execute=True):
+        manager.post(reverse("annotation:campaign_new"), {"bundle": bundle_file(SMALL_BUNDLE)})
+    staged = CampaignImport.objects.get()
+    worker_takes(staged)
+    settings.IMPORT_WORKER_TIMEOUT_SECONDS = 0
+    page = manager.get(reverse("annotation:campaign_import", args=[staged.pk])).content.decode()
+    assert STOPPED_CHECKING in page and 'value="retry"' in page
+    confirm(manager, django_capture_on_commit_callbacks, staged, action="retry")
+    settings.IMPORT_WORKER_TIMEOUT_SECONDS = 60
+    work_off_the_queue()
+    staged.refresh_from_db()
+    assert staged.status == CampaignImport.Status.READY and staged.preview["queries"] == 2
+
+
+def test_an_import_no_worker_took_can_be_cancelled_and_a_later_worker_writes_nothing(
+    manager, django_capture_on_commit_callbacks
+):
+    staged = upload(manager, django_capture_on_commit_callbacks, SMALL_BUNDLE)
+    confirm(manager, django_capture_on_commit_callbacks, staged)
+    page = manager.get(reverse("annotation:campaign_import", args=[staged.pk])).content.decode()
+    assert "Waiting for the background worker" in page and 'value="cancel"' in page
+    confirm(manager, django_capture_on_commit_callbacks, staged, action="cancel")
+    assert staged.status == CampaignImport.Status.CANCELLED and not staged_folder(staged).exists()
+    work_off_the_queue()  # the queued import's task runs now: its import was cancelled
+    staged.refresh_from_db()
+    assert staged.status == CampaignImport.Status.CANCELLED and not Campaign.objects.exists()
