@@ -368,3 +368,26 @@ def peak_memory[T](function: Callable[[], T]) -> tuple[T | BaseException, int]:
 def work_off_the_queue() -> None:
     """Runs the queued background tasks as `db_worker --batch` does, here and now."""
     call_command("db_worker", batch=True, reload=False, startup_delay=False, verbosity=0)
+
+
+# A million ranking rows: 10,000 queries, the online model's run 100 deep and the experimental one's 5.
+MILLION_QUERIES, MILLION_DEPTH = 10_000, 100
+MILLION_ROWS = MILLION_QUERIES * (MILLION_DEPTH + 5)
+
+
+def million_rankings_files(folder: Path) -> None:
+    """bundle.json (the queries, no documents: the runs' are created bare), online.run and exp.run."""
+    bundle = {
+        "name": "A million rankings",
+        "models": [{"name": "online", "role": "online"}, {"name": "exp", "role": "experimental"}],
+        "queries": [{"id": f"q{q}", "text": f"query {q}"} for q in range(MILLION_QUERIES)],
+        "documents": [],
+    }
+    (folder / "bundle.json").write_text(json.dumps(bundle))
+    for model, shift, depth in (("online", 0, MILLION_DEPTH), ("exp", 1, 5)):
+        with (folder / f"{model}.run").open("w") as run:
+            for q in range(MILLION_QUERIES):
+                run.writelines(
+                    f"q{q} Q0 d{(q * 7 + r + shift) % 50_000} {r + 1} {depth - r} {model}\n"
+                    for r in range(depth)
+                )

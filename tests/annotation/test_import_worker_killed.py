@@ -2,7 +2,6 @@
 page shows it stopped once its heartbeat falls silent, with how far it got; nothing was written; Retry
 imports it to completion with a new worker, and the uploaded files are removed."""
 
-import json
 import os
 import signal
 import subprocess
@@ -16,10 +15,10 @@ from django.urls import reverse
 
 from annotation.models import Campaign, CampaignImport, Ranking
 from annotation.selectors.imports import import_folder
+from tests.factories import MILLION_ROWS, million_rankings_files
 
 pytestmark = pytest.mark.postgres
 ROOT = Path(__file__).resolve().parents[2]
-QUERIES, DEPTH = 10_000, 100  # a million ranking rows: seconds of writing and pooling to be killed in
 TIMEOUT = 2.0  # IMPORT_WORKER_TIMEOUT_SECONDS, here and in the workers
 
 
@@ -56,23 +55,6 @@ def start_worker(transactional_db, settings, tmp_path):
         process.wait(timeout=60)
 
 
-def write_files(folder: Path) -> None:
-    bundle = {
-        "name": "A million rankings",
-        "models": [{"name": "online", "role": "online"}, {"name": "exp", "role": "experimental"}],
-        "queries": [{"id": f"q{q}", "text": f"query {q}"} for q in range(QUERIES)],
-        "documents": [],
-    }
-    (folder / "bundle.json").write_text(json.dumps(bundle))
-    for model, shift, depth in (("online", 0, DEPTH), ("exp", 1, 5)):
-        with (folder / f"{model}.run").open("w") as run:
-            for q in range(QUERIES):
-                run.writelines(
-                    f"q{q} Q0 d{(q * 7 + r + shift) % 50_000} {r + 1} {depth - r} {model}\n"
-                    for r in range(depth)
-                )
-
-
 def wait_until(condition, seconds: float, what: str):
     """Polls `condition` until it returns something true; fails naming `what` after `seconds`."""
     deadline = time.monotonic() + seconds
@@ -87,7 +69,7 @@ def test_a_worker_killed_mid_import_is_found_and_the_import_retried_to_completio
     start_worker, client, make_user, tmp_path
 ):
     client.force_login(make_user("boss", "manager"))
-    write_files(tmp_path)
+    million_rankings_files(tmp_path)  # seconds of writing and pooling to be killed in
     with (
         (tmp_path / "bundle.json").open("rb") as bundle,
         (tmp_path / "online.run").open("rb") as online,
@@ -111,13 +93,13 @@ def test_a_worker_killed_mid_import_is_found_and_the_import_retried_to_completio
     worker.wait(timeout=60)
     staged.refresh_from_db()
     assert staged.status == CampaignImport.Status.IMPORTING, "the import ended before the worker was killed"
-    assert 0 < progress <= QUERIES * (DEPTH + 5)
+    assert 0 < progress <= MILLION_ROWS
 
     # Found once silent for the timeout (the page polls this), shown with how far it got; nothing written.
     wait_until(lambda: status()["status"] == "stopped", 30 * TIMEOUT, "the import shown stopped")
     page = client.get(page_url).content.decode()
     assert "Stopped: nothing was written" in page and "The background worker stopped while importing" in page
-    assert f"of {QUERIES * (DEPTH + 5)} ranking rows" in page
+    assert f"of {MILLION_ROWS} ranking rows" in page
     assert 'value="retry"' in page and 'value="cancel"' in page
     assert not Campaign.objects.exists()
     assert import_folder(staged).exists()  # kept for the retry
@@ -129,5 +111,5 @@ def test_a_worker_killed_mid_import_is_found_and_the_import_retried_to_completio
     assert staged.status == CampaignImport.Status.DONE and staged.attempt == 3
     assert "Choose its members" in client.get(page_url).content.decode()
     lists = Ranking.objects.filter(model__campaign=staged.campaign)
-    assert sum(ranking.document_pks.size for ranking in lists) == QUERIES * (DEPTH + 5)
+    assert sum(ranking.document_pks.size for ranking in lists) == MILLION_ROWS
     assert not import_folder(staged).exists()

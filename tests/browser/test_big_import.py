@@ -4,7 +4,6 @@ The worker runs on its own thread and database connection, as a `db_worker` proc
 PostgreSQL (SQLite's in-memory test database is one connection); `.ci/run` runs the browser tests on
 PostgreSQL."""
 
-import json
 import threading
 
 import pytest
@@ -14,28 +13,9 @@ from django.db import connection, connections
 from django_tasks_db.management.commands.db_worker import Worker
 
 from annotation.models import Campaign, CampaignImport, Ranking
+from tests.factories import MILLION_ROWS, million_rankings_files
 
 pytestmark = pytest.mark.browser
-
-QUERIES, DEPTH = 10_000, 100
-
-
-def write_files(folder):
-    bundle = {
-        "name": "A million rankings",
-        "models": [{"name": "online", "role": "online"}, {"name": "exp", "role": "experimental"}],
-        "queries": [{"id": f"q{q}", "text": f"query {q}"} for q in range(QUERIES)],
-        "documents": [],
-    }
-    (folder / "bundle.json").write_text(json.dumps(bundle))
-    with (folder / "online.run").open("w") as run:
-        for q in range(QUERIES):
-            run.writelines(
-                f"q{q} Q0 d{(q * 7 + r) % 50_000} {r + 1} {DEPTH - r} online\n" for r in range(DEPTH)
-            )
-    with (folder / "exp.run").open("w") as run:
-        for q in range(QUERIES):
-            run.writelines(f"q{q} Q0 d{(q * 7 + r + 1) % 50_000} {r + 1} {10 - r} exp\n" for r in range(5))
 
 
 def worker() -> None:
@@ -63,7 +43,7 @@ def test_a_million_line_run_imports_in_the_background(
     settings.IMPORTS_DIR = tmp_path / "imports"
     Group.objects.get_or_create(name="manager")
     make_user("boss", "manager", password="boss-secret-1")
-    write_files(tmp_path)
+    million_rankings_files(tmp_path)
     page = browser_page
     page.set_default_timeout(30_000)
     page.goto("/login/")
@@ -100,4 +80,4 @@ def test_a_million_line_run_imports_in_the_background(
     assert CampaignImport.objects.get().status == CampaignImport.Status.DONE
     campaign = Campaign.objects.get(name="A million rankings")
     lists = Ranking.objects.filter(model__campaign=campaign)
-    assert sum(ranking.document_pks.size for ranking in lists) == QUERIES * (DEPTH + 5)
+    assert sum(ranking.document_pks.size for ranking in lists) == MILLION_ROWS
