@@ -140,6 +140,13 @@ class ImportView:
     can_cancel: bool
     can_retry: bool
 
+    @property
+    def actions(self) -> list[str]:
+        """What the page offers; the polling page reloads when it changes (a worker took the import: no
+        Cancel any more)."""
+        offered = (("confirm", self.can_confirm), ("retry", self.can_retry), ("cancel", self.can_cancel))
+        return [action for action, offer in offered if offer]
+
 
 def import_view(*, staged: CampaignImport) -> ImportView:
     worker = import_worker(staged=staged)

@@ -66,4 +66,4 @@ def campaign_import_status(request, import_id: int):
     """What the import page polls while the files are checked or imported."""
     view = import_view(staged=get_object_or_404(CampaignImport, pk=import_id))
     progress = asdict(view.progress) if view.progress else None
-    return JsonResponse({"status": view.status, "progress": progress})
+    return JsonResponse({"status": view.status, "actions": view.actions, "progress": progress})

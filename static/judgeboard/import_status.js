@@ -1,5 +1,6 @@
 // A campaign import's page while its files are checked or imported in the background: polls the status
-// each second, moves the progress bar, and reloads the page once the status changes.
+// each second, moves the progress bar, and reloads the page once the status or what it offers changes (a
+// worker took the import, or stopped).
 (() => {
   "use strict";
   const root = document.getElementById("import-status");
@@ -11,8 +12,8 @@
     try {
       const response = await fetch(root.dataset.statusUrl, { credentials: "same-origin" });
       if (response.ok) {
-        const { status, progress } = await response.json();
-        if (status !== root.dataset.status) {
+        const { status, actions, progress } = await response.json();
+        if (status !== root.dataset.status || actions.join(" ") !== root.dataset.actions) {
           window.location.reload();
           return;
         }

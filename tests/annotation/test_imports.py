@@ -245,12 +245,12 @@ def test_preview_counts_equal_what_the_import_creates(db):
 def test_the_status_poll_and_the_template(manager, django_capture_on_commit_callbacks):
     staged = upload(manager, django_capture_on_commit_callbacks, SMALL_BUNDLE)
     status = manager.get(reverse("annotation:campaign_import_status", args=[staged.pk])).json()
-    assert status == {"status": "ready", "progress": None}
+    assert status == {"status": "ready", "actions": ["confirm", "cancel"], "progress": None}
     confirm(manager, django_capture_on_commit_callbacks, staged)
     worker_takes(staged)
     progress_path(staged).write_text(json.dumps({"rows": 3, "total": 10}))
     status = manager.get(reverse("annotation:campaign_import_status", args=[staged.pk])).json()
-    assert status == {"status": "importing", "progress": {"rows": 3, "total": 10}}
+    assert status == {"status": "importing", "actions": [], "progress": {"rows": 3, "total": 10}}
     page = manager.get(reverse("annotation:campaign_import", args=[staged.pk])).content.decode()
     assert 'value="3" max="10"' in page and "3 of 10 ranking rows" in page
     template = manager.get(reverse("annotation:campaign_template"))
@@ -365,7 +365,7 @@ def test_an_import_whose_worker_died_is_shown_stopped_then_cancelled_with_its_fi
     settings.IMPORT_WORKER_TIMEOUT_SECONDS = 0  # the page's clock is past the timeout too
     with django_assert_max_num_queries(4):  # the session, the user, the import and its task
         status = manager.get(reverse("annotation:campaign_import_status", args=[staged.pk])).json()
-    assert status == {"status": "stopped", "progress": None}
+    assert status == {"status": "stopped", "actions": ["retry", "cancel"], "progress": None}
     page = manager.get(reverse("annotation:campaign_import", args=[staged.pk])).content.decode()
     assert "Stopped: nothing was written" in page and STOPPED_IMPORTING in page
     assert 'value="retry"' in page and 'value="cancel"' in page and 'value="confirm"' not in page

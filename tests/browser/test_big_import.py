@@ -72,6 +72,8 @@ def test_a_million_line_run_imports_in_the_background(
             "() => { const bar = document.getElementById('import-progress'); return bar && bar.value > 0; }",
             timeout=120_000,
         )
+        # Once the worker took the import, the page (reloaded) no longer offers to cancel it.
+        page.wait_for_selector("button[value=cancel]", state="detached")
         page.screenshot(path=screenshot_dir / "import_progress.png", full_page=True)
         assert "ranking rows" in page.inner_text("#import-rows")
         page.wait_for_selector("text=Choose its members", timeout=300_000)
