@@ -150,6 +150,10 @@ class ImportView:
 
 def import_view(*, staged: CampaignImport) -> ImportView:
     worker = import_worker(staged=staged)
+    if worker == Worker.STOPPED:
+        # Its worker may have ended it between the reads of the import and of its task: read it again.
+        staged.refresh_from_db()
+        worker = import_worker(staged=staged)
     importing = staged.status == Status.IMPORTING
     progress = import_progress(staged=staged) if importing else None
     status, label, error = staged.status, staged.get_status_display(), staged.error

@@ -21,6 +21,7 @@ from annotation.selectors.imports import (
     STOPPED_IMPORTING,
     Worker,
     heartbeat_path,
+    import_view,
     import_worker,
     progress_path,
     worker_state,
@@ -356,6 +357,9 @@ def test_an_import_whose_worker_died_is_shown_stopped_then_cancelled_with_its_fi
     assert import_worker(staged=staged, now=timezone.now() + timedelta(days=1)) == Worker.WAITING
     worker_takes(staged)
     assert import_worker(staged=staged) == Worker.WORKING
+    with django_assert_max_num_queries(4):  # what the page polls each second: session, user, import, task
+        status = manager.get(reverse("annotation:campaign_import_status", args=[staged.pk])).json()
+    assert status == {"status": "importing", "actions": [], "progress": None}
     refused = confirm(manager, django_capture_on_commit_callbacks, staged, action="cancel")
     assert staged.status == CampaignImport.Status.IMPORTING  # a worker may be writing it: no cancel
     assert "a worker is importing it" in manager.get(refused.url).content.decode()
@@ -363,7 +367,7 @@ def test_an_import_whose_worker_died_is_shown_stopped_then_cancelled_with_its_fi
     assert import_worker(staged=staged, now=after_timeout) == Worker.STOPPED
 
     settings.IMPORT_WORKER_TIMEOUT_SECONDS = 0  # the page's clock is past the timeout too
-    with django_assert_max_num_queries(4):  # the session, the user, the import and its task
+    with django_assert_max_num_queries(6):  # and, found stopped, the import and its task once more
         status = manager.get(reverse("annotation:campaign_import_status", args=[staged.pk])).json()
     assert status == {"status": "stopped", "actions": ["retry", "cancel"], "progress": None}
     page = manager.get(reverse("annotation:campaign_import", args=[staged.pk])).content.decode()
@@ -431,3 +435,13 @@ def test_an_import_no_worker_took_can_be_cancelled_and_a_later_worker_writes_not
     work_off_the_queue()  # the queued import's task runs now: its import was cancelled
     staged.refresh_from_db()
     assert staged.status == CampaignImport.Status.CANCELLED and not Campaign.objects.exists()
+
+
+def test_an_import_that_ends_while_its_page_is_read_is_not_taken_for_stopped(
+    manager, django_capture_on_commit_callbacks
+):
+    staged = upload(manager, django_capture_on_commit_callbacks, SMALL_BUNDLE)
+    confirm(manager, django_capture_on_commit_callbacks, staged)
+    read_before = CampaignImport.objects.get(pk=staged.pk)  # "importing", as a page read it
+    work_off_the_queue()  # ...then the worker ends the import, and its task
+    assert import_view(staged=read_before).status == CampaignImport.Status.DONE
