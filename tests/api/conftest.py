@@ -38,7 +38,7 @@ def redis_cache(settings):
     if not redis_reachable():
         pytest.skip(f"no Redis at {REDIS_URL} (set TEST_REDIS_URL)")
     settings.CACHES = {
-        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+        "default": {"BACKEND": "plumbing.cache.SharedRedisCache", "LOCATION": REDIS_URL}
     }
     caches["default"].clear()
     yield
