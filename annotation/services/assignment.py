@@ -283,7 +283,8 @@ def task_lock(*, task) -> None:
 
 
 def lease_claim(*, annotator, task) -> Assignment:
-    """The annotator's lease on a task, ready to be submitted; call with the task locked (`task_lock`).
+    """The annotator's lease on a task, ready to be submitted; call with the task locked (`task_lock`) and
+    the annotator's membership checked (`member_check`).
 
     A late submission is taken while its lease still holds the slot (not yet given back), or when the task
     has a slot free again; else refused.
@@ -296,7 +297,6 @@ def lease_claim(*, annotator, task) -> Assignment:
     )
     if assignment is None:
         raise TaskError(TaskErrorCode.NOT_ASSIGNED, "This task was not handed to you.")
-    member_check(annotator=annotator, campaign=task.campaign)  # still, after a manager removed them
     if assignment.status == Assignment.Status.SKIPPED:
         raise TaskError(TaskErrorCode.SKIPPED, "You skipped this task.")
     if assignment.status == Assignment.Status.SUBMITTED:

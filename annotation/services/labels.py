@@ -25,7 +25,13 @@ from annotation.models import (
 )
 from annotation.selectors.workbench import label_version, preference_side
 from annotation.services import round_trip
-from annotation.services.assignment import lease_claim, lease_finish, repeat_lease_live, task_lock
+from annotation.services.assignment import (
+    lease_claim,
+    lease_finish,
+    member_check,
+    repeat_lease_live,
+    task_lock,
+)
 from annotation.task_kinds import RELEVANCE, SIDE_BY_SIDE, TaskKind, task_kind
 
 SIDES = ("left", "same", "right")
@@ -127,6 +133,7 @@ def judgment_submit(
         shown = Judgment(task=task, annotator=annotator, grade=grade, comment=comment)
         shown.pk, shown.seconds_spent = stored.id, stored.seconds_spent
         return shown, True
+    member_check(annotator=annotator, campaign=task.campaign)  # a change too, after a manager removed them
     task_lock(task=task)  # first: a double submit must see the label its twin just wrote
     judgment = Judgment.objects.filter(task=task, annotator=annotator).first()
     repeat = judgment and repeat_lease_live(annotator=annotator, task=task)
@@ -234,6 +241,7 @@ def preference_submit(
         )
         shown.pk, shown.seconds_spent = stored.id, stored.seconds_spent
         return shown, True
+    member_check(annotator=annotator, campaign=task.campaign)
     task_lock(task=task)
     preference = Preference.objects.filter(task=task, annotator=annotator).first()
     repeat = preference and repeat_lease_live(annotator=annotator, task=task)

@@ -7,8 +7,10 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
 
 from annotation.errors import TaskError, TaskErrorCode
+from annotation.models import Judgment, LabelRevision, Preference
 from annotation.services.assignment import task_next
 from annotation.services.labels import judgment_submit
 from annotation.services.people import campaign_members_set
@@ -131,3 +133,37 @@ def test_the_members_page_saves_membership(client, campaign, make_user):
     client.post(url, {"open_to_all": "on"})
     campaign.refresh_from_db()
     assert campaign.open_to_all and not campaign.members.exists()
+
+
+def test_a_removed_member_cannot_change_earlier_labels(client, campaign, make_user):
+    """Every label they gave (a grade, a verdict) stays as it was: the API answers 403 `not_member`, the
+    task's page says why; no label and no revision is written."""
+    ann = make_user("ann", "annotator")
+    campaign_members_set(campaign=campaign, open_to_all=False, members=[ann])
+    api = APIClient()
+    api.force_authenticate(ann)
+    answered = {}
+    while (task := api.post(f"/api/campaigns/{campaign.pk}/next-task/")).status_code == 200:
+        task = task.json()
+        answer = {"grade": 1} if task["kind"] == "relevance" else {"verdict": "left"}
+        assert api.post(f"/api/tasks/{task['id']}/judgment/", answer, format="json").status_code == 201
+        answered[task["kind"]] = task["id"]
+    assert set(answered) == {"relevance", "side_by_side"}
+    before = _labels()
+    campaign_members_set(campaign=campaign, open_to_all=False, members=[])
+    for kind, change in (("relevance", {"grade": 3}), ("side_by_side", {"verdict": "right"})):
+        refused = api.post(f"/api/tasks/{answered[kind]}/judgment/", change, format="json")
+        assert refused.status_code == 403 and refused.json()["code"] == "not_member"
+    client.force_login(ann)
+    url = reverse("annotation:task", args=[campaign.pk, answered["relevance"]])
+    page = client.post(url, {"grade": "3"}, follow=True)
+    assert "You are not a member of this campaign." in page.content.decode()
+    assert _labels() == before
+
+
+def _labels() -> tuple:
+    return (
+        sorted(Judgment.objects.values_list("pk", "grade", "comment")),
+        sorted(Preference.objects.values_list("pk", "verdict", "strength")),
+        LabelRevision.objects.count(),
+    )
