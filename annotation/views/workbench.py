@@ -34,8 +34,13 @@ def _render_task(request, assignment: Assignment):
 
 def _work_page(request, campaign: Campaign):
     """The annotator's current task, leasing the next one when they hold none; its address in a header, for
-    the workbench's script to show when it swapped the page in place."""
-    assignment = assignment_services.task_next(annotator=request.user, campaign=campaign)
+    the workbench's script to show when it swapped the page in place. When none may be handed to them any
+    more (their labels left out meanwhile), home with the reason."""
+    try:
+        assignment = assignment_services.task_next(annotator=request.user, campaign=campaign)
+    except TaskError as error:
+        messages.error(request, str(error))
+        return redirect("annotation:home")
     if assignment is None:
         response = render(request, "annotation/work_done.html", {"campaign": campaign})
         response[WORKBENCH_LOCATION] = reverse("annotation:work", args=[campaign.pk])

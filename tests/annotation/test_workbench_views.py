@@ -8,8 +8,10 @@ from django.urls import reverse
 from annotation.bundle import parse_bundle
 from annotation.models import Assignment, Document, Judgment, Preference, Query
 from annotation.services.assignment import task_next
-from annotation.services.campaigns import campaign_import
+from annotation.services.campaigns import campaign_archive, campaign_import
+from annotation.services.exclusions import annotator_exclude
 from annotation.services.labels import judgment_submit
+from annotation.services.people import campaign_members_set
 
 
 @pytest.fixture
@@ -240,3 +242,39 @@ def test_a_scale_of_26_grades_renders_and_every_grade_can_be_chosen(client, anno
     task = response.context["task"]
     client.post(reverse("annotation:task", args=[campaign.pk, task.assignment_id]), {"grade": -16})
     assert Judgment.objects.get(annotator=annotator).grade == -16
+
+
+@pytest.mark.parametrize("change", ["removed", "archived"])
+def test_a_label_change_after_removal_or_archiving_is_refused_with_a_message(
+    client, annotator, campaign, change
+):
+    """The script's POST (X-Workbench: next) of a changed label, once the annotator was removed from the
+    members or the campaign archived: refused with the reason on the task's page, nothing stored (it was
+    stored, then the next task's hand-out failed with a 500)."""
+    task = client.get(work_url(campaign)).context["task"]
+    url = reverse("annotation:task", args=[campaign.pk, task.assignment_id])
+    client.post(url, {"grade": "1"})
+    if change == "removed":
+        campaign_members_set(campaign=campaign, open_to_all=False, members=[])
+    else:
+        campaign_archive(campaign=campaign, archived=True)
+    response = client.post(url, {"grade": "3"}, headers={"X-Workbench": "next"}, follow=True)
+    assert response.status_code == 200 and response.redirect_chain == [(url, 302)]
+    reason = "not a member of this campaign" if change == "removed" else "archived"
+    assert reason in response.content.decode()
+    judgment = Judgment.objects.get(annotator=annotator)
+    assert judgment.grade == 1 and judgment.task.revisions.count() == 1
+
+
+def test_the_next_task_refused_after_a_stored_label_is_a_message_not_a_500(
+    client, annotator, campaign, make_user
+):
+    """A manager left the annotator's labels out while they worked: the late label is kept, as any late one
+    on a task with room; then no task is handed out, which the answer says instead of failing."""
+    task = client.get(work_url(campaign)).context["task"]
+    annotator_exclude(campaign=campaign, username="ann", by=make_user("boss", "manager"), reason="too fast")
+    url = reverse("annotation:task", args=[campaign.pk, task.assignment_id])
+    response = client.post(url, {"grade": "1"}, headers={"X-Workbench": "next"}, follow=True)
+    assert response.status_code == 200
+    assert "no longer used" in response.content.decode()
+    assert Judgment.objects.get(annotator=annotator).grade == 1
