@@ -224,8 +224,21 @@ def weighted_mean(values: np.ndarray, weights: np.ndarray | None = None) -> floa
 Z95 = 1.959963984540054  # the standard normal's 97.5% quantile
 
 
-def mean_intervals(per_query: dict[str, np.ndarray], weights: np.ndarray) -> dict[str, tuple[float, float]]:
-    """Normal-approximation 95% interval of each measure's weighted mean over queries (NaN under two).
+def measure_range(measure: str | Measure, settings: RankingSettings | None = None) -> tuple[float, float]:
+    """The values a measure can take: [0, 1] for the normalised ones (nDCG, AP, RR, P, R, Judged), [0, ∞)
+    for DCG and CG; with `negative="penalize"` a negative gain lowers DCG, CG and nDCG without bound."""
+    measure = measure if isinstance(measure, Measure) else parse_measure(measure)
+    settings = settings or RankingSettings()
+    penalized = settings.negative is Negative.PENALIZE and measure.family in ("nDCG", "DCG", "CG")
+    low = -math.inf if penalized else 0.0
+    return (low, math.inf) if measure.family in ("DCG", "CG") else (low, 1.0)
+
+
+def mean_intervals(
+    per_query: dict[str, np.ndarray], weights: np.ndarray, settings: RankingSettings | None = None
+) -> dict[str, tuple[float, float]]:
+    """Normal-approximation 95% interval of each measure's weighted mean over queries (NaN under two),
+    clipped to the measure's range (`measure_range`): a mean RR of 0.93 has no upper bound above 1.
 
     SE = sqrt(n / (n - 1) * sum(w_i^2 (x_i - mean)^2)) / sum(w_i); a bootstrap would cost as much as every
     comparison together and agrees with it closely at the query counts a launch review has.
@@ -238,7 +251,8 @@ def mean_intervals(per_query: dict[str, np.ndarray], weights: np.ndarray) -> dic
             continue
         mean = weighted_mean(values, weights)
         spread = np.sqrt(n / (n - 1) * np.sum(weights**2 * (values - mean) ** 2)) / weights.sum()
-        intervals[name] = (float(mean - Z95 * spread), float(mean + Z95 * spread))
+        low, high = measure_range(name, settings)
+        intervals[name] = (float(max(mean - Z95 * spread, low)), float(min(mean + Z95 * spread, high)))
     return intervals
 
 

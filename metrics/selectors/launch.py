@@ -245,13 +245,13 @@ def scores_of_models(
         ranking_rank=rankings.rank,
     )
     weights = data.queries.weight[layout.evaluated]
-    models = []
+    models, settings = [], ranking_settings(campaign)
     for index, ranking_model in enumerate(data.models):
         per_query = evaluate_ranked(
-            layout.ranked[index], measures, judged_labels=layout.judged, settings=ranking_settings(campaign)
+            layout.ranked[index], measures, judged_labels=layout.judged, settings=settings
         )
         means = {name: weighted_mean(values, weights) for name, values in per_query.items()}
-        intervals = mean_intervals(per_query, weights)
+        intervals = mean_intervals(per_query, weights, settings)
         models.append(ModelScores(ranking_model.name, ranking_model.role, per_query, means, intervals))
     return ModelsScored(grades, aggregation, layout, weights, models)
 

@@ -9,7 +9,7 @@ import pytest
 from metrics.compute.gsb import model_verdicts
 from metrics.compute.labels import columns_sha256
 from metrics.compute.layout import ranked_labels
-from metrics.compute.ranking import Z95, mean_intervals
+from metrics.compute.ranking import Z95, Negative, RankingSettings, mean_intervals, measure_range
 
 
 def test_ranked_labels_put_each_models_grades_in_rank_order_and_skip_unlabelled_queries():
@@ -61,9 +61,27 @@ def test_mean_intervals_by_hand():
     values, weights = np.array([0.2, 0.4, 0.9]), np.array([1.0, 1.0, 2.0])
     mean = (0.2 + 0.4 + 1.8) / 4
     se = math.sqrt(3 / 2 * ((0.2 - mean) ** 2 + (0.4 - mean) ** 2 + 4 * (0.9 - mean) ** 2)) / 4
-    low, high = mean_intervals({"nDCG@10": values}, weights)["nDCG@10"]
+    low, high = mean_intervals({"DCG@10": values}, weights)["DCG@10"]
     assert (low, high) == pytest.approx((mean - Z95 * se, mean + Z95 * se))
     assert all(math.isnan(x) for x in mean_intervals({"AP": np.array([0.5])}, np.array([1.0]))["AP"])
+
+
+def test_mean_intervals_stay_in_each_measures_range():
+    # Twelve queries, RR 1 on eleven and 0.5 on one: the normal interval's top passes 1.
+    values, weights = np.array([1.0] * 11 + [0.5]), np.ones(12)
+    mean = values.mean()
+    se = math.sqrt(12 / 11 * np.sum((values - mean) ** 2)) / 12
+    assert mean + Z95 * se > 1
+    per_query = {"RR": values, "DCG@10": values - 0.9, "nDCG@10": values - 0.9}
+    intervals = mean_intervals(per_query, weights)
+    assert intervals["RR"] == pytest.approx((mean - Z95 * se, 1.0))
+    assert intervals["DCG@10"][0] == 0.0 and intervals["nDCG@10"][0] == 0.0
+    assert intervals["DCG@10"][1] == pytest.approx(mean - 0.9 + Z95 * se)  # DCG has no upper bound
+    penalized = mean_intervals(per_query, weights, RankingSettings(negative=Negative.PENALIZE))
+    assert penalized["nDCG@10"][0] == pytest.approx(mean - 0.9 - Z95 * se)
+    assert penalized["nDCG@10"][0] < 0
+    assert penalized["RR"][1] == 1.0  # binary measures stay in [0, 1] whatever negatives gain
+    assert measure_range("map") == (0.0, 1.0) and measure_range("CG@5") == (0.0, math.inf)
 
 
 def test_the_fingerprint_changes_with_any_label_and_with_how_columns_split():
