@@ -95,7 +95,9 @@ class QrelsExportView(APIView):
         integer = query.validated_data.get("integer")
         write_qrels(out, labels.query_ids, labels.document_ids, labels.grades, integer=integer)
         response = HttpResponse(out.getvalue(), content_type="text/plain; charset=utf-8")
-        response["Content-Disposition"] = f'attachment; filename="campaign-{campaign_id}.qrels"'
+        # The exact and the integer qrels are different files: their names differ too.
+        suffix = f"-{integer}" if integer else ""
+        response["Content-Disposition"] = f'attachment; filename="campaign-{campaign_id}{suffix}.qrels"'
         return response
 
 

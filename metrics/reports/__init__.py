@@ -1,17 +1,35 @@
-"""A launch report rendered as JSON, a self-contained HTML page, CSV (per query) or Markdown."""
+"""A launch report rendered as JSON, a self-contained HTML page, CSV (per query, and its summary) or
+Markdown."""
+
+from django.utils.translation import gettext_lazy as _
 
 from metrics.reports.html import report_html
-from metrics.reports.text import report_csv, report_json, report_markdown
+from metrics.reports.text import report_csv, report_json, report_markdown, report_summary_csv
 from metrics.selectors.launch import LaunchReport
 
-RENDERERS = {"json": report_json, "html": report_html, "csv": report_csv, "md": report_markdown}
+RENDERERS = {
+    "json": report_json,
+    "html": report_html,
+    "csv": report_csv,
+    "summary.csv": report_summary_csv,
+    "md": report_markdown,
+}
 CONTENT_TYPES = {
     "json": "application/json",
     "html": "text/html",
     "csv": "text/csv",
+    "summary.csv": "text/csv",
     "md": "text/markdown",
 }
 REPORT_FORMATS = tuple(RENDERERS)
+# How the pages' download buttons name each format.
+FORMAT_LABELS = {
+    "json": "JSON",
+    "html": "HTML",
+    "csv": "CSV",
+    "summary.csv": _("CSV summary"),
+    "md": "Markdown",
+}
 
 
 def report_render(report: LaunchReport, format: str) -> str:

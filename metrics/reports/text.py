@@ -1,4 +1,5 @@
-"""The launch report as JSON, CSV (one row per query and model) and Markdown (for a launch review)."""
+"""The launch report as JSON, CSV (one row per query and model; its summary as `field,value` rows) and
+Markdown (for a launch review)."""
 
 import csv
 import io
@@ -15,7 +16,7 @@ def report_json(report: LaunchReport) -> str:
     return json.dumps(report_data(report), ensure_ascii=False, allow_nan=False)
 
 
-# The settings the CSV's leading `field,value` section repeats (the rule and the aggregation), in its order:
+# The settings the CSV summary's `field,value` rows repeat (the rule and the aggregation), in its order:
 # each is one the JSON report's `settings` hold (`CAMPAIGN_SETTINGS`' `report`).
 CSV_SETTINGS = (
     "aggregation",
@@ -62,14 +63,21 @@ def _csv_metadata(data: dict) -> list[tuple[str, object]]:
     return rows
 
 
-def report_csv(report: LaunchReport) -> str:
-    """A `field,value` section (what the report is of, when, which labels, coverage, rule, aggregation),
-    a blank line, then one row per model and evaluated query with a column per measure."""
+def report_summary_csv(report: LaunchReport) -> str:
+    """What the report is of, as `field,value` rows: the campaign, when, which labels, coverage, the rule and
+    the aggregation (the paths of the same values in the JSON report)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["field", "value"])
     writer.writerows((field, _csv_cell(value)) for field, value in _csv_metadata(report_data(report)))
-    writer.writerow([])
+    return out.getvalue()
+
+
+def report_csv(report: LaunchReport) -> str:
+    """One table: a row per model and evaluated query, a column per measure (what the report is of is
+    `report_summary_csv`, a file of its own)."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["model", "role", "query", *report.measures])
     columns = [
         (scores, [scores.per_query[name].tolist() for name in report.measures]) for scores in report.models

@@ -7,7 +7,7 @@ from annotation.errors import InputError
 from annotation.models import Campaign, Query
 from annotation.roles import can_review, role_required
 from annotation.selectors.labels import campaign_label_stamp
-from metrics.reports import CONTENT_TYPES, REPORT_FORMATS, report_filename, report_render
+from metrics.reports import CONTENT_TYPES, FORMAT_LABELS, REPORT_FORMATS, report_filename, report_render
 from metrics.reports.data import chart_data, report_data
 from metrics.selectors.drilldown import query_drilldown
 from metrics.selectors.launch import campaign_overview, launch_report_build
@@ -20,7 +20,7 @@ def overview(request, campaign_id: int):
     campaign = get_object_or_404(Campaign, pk=campaign_id)
     context = {
         "overview": campaign_overview(campaign=campaign),
-        "report_formats": REPORT_FORMATS,
+        "report_formats": FORMAT_LABELS.items(),
         "refresh_ms": int(settings.RESULTS_REFRESH_SECONDS * 1000),
     }
     return render(request, "metrics/overview.html", context)
@@ -48,7 +48,7 @@ def comparison(request, campaign_id: int, model: str):
         "data": data,
         "selected": data["comparisons"][report.model],
         "charts": chart_data(report),
-        "formats": REPORT_FORMATS,
+        "formats": FORMAT_LABELS.items(),
     }
     return render(request, "metrics/comparison.html", context)
 

@@ -122,7 +122,7 @@ def test_every_report_lists_the_exclusions(manager, speedy):
         "0.1 s a grade",
         "boss",
     )
-    metadata = dict(list(csv.reader(io.StringIO(report_render(report, "csv").split("\n\n")[0])))[1:])
+    metadata = dict(list(csv.reader(io.StringIO(report_render(report, "summary.csv"))))[1:])
     assert metadata["exclusions.left_out"] == "speedy"
     assert "- Excluded annotators: speedy (left out: 0.1 s a grade; by boss)" in report_render(report, "md")
     assert "speedy (left out: 0.1 s a grade; by boss)" in report_render(report, "html")

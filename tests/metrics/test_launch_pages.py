@@ -56,11 +56,14 @@ def test_overview_download_buttons_give_the_cli_files(client, worked, make_user)
     page = client.get(reverse("metrics:campaign_overview", args=[worked.pk])).content.decode()
     downloads = page[page.index('id="downloads"') :]
     links = re.findall(r'href="([^"]+)" download', downloads)
-    assert len(links) == 7  # labels, qrels exact and for trec_eval, the report in four formats
+    assert len(links) == 8  # labels, qrels exact and for trec_eval, the report in five formats
+    names = set()
     for link in links:
         response = client.get(link)
         assert response.status_code == 200, link
         assert "attachment" in response["Content-Disposition"], link
+        names.add(response["Content-Disposition"])
+    assert len(names) == len(links)  # each button saves a file of its own name
     labels = b"".join(client.get(links[0]).streaming_content).decode().splitlines()
     assert labels and all(json.loads(line)["annotator"] for line in labels)
 
@@ -91,7 +94,13 @@ def test_unknown_models_queries_and_formats_are_404(client, worked, make_user, c
 
 def test_downloads_in_every_format(client, worked, make_user):
     client.force_login(make_user("rev", "reviewer"))
-    types = {"json": "application/json", "html": "text/html", "csv": "text/csv", "md": "text/markdown"}
+    types = {
+        "json": "application/json",
+        "html": "text/html",
+        "csv": "text/csv",
+        "summary.csv": "text/csv",
+        "md": "text/markdown",
+    }
     for format, content_type in types.items():
         response = client.get(reverse("metrics:launch_report", args=[worked.pk, "exp", format]))
         assert response["Content-Type"].startswith(content_type)

@@ -165,7 +165,7 @@ def test_every_format_via_the_command(worked, tmp_path):
         json.dumps(data)
     )
 
-    metadata, table = command(worked.name, "--format", "csv").split("\n\n")
+    table = command(worked.name, "--format", "csv")
     rows = list(csv.DictReader(io.StringIO(table)))
     assert len(rows) == 2 * 4
     assert {row["model"] for row in rows} == {"online", "exp"}
@@ -283,11 +283,10 @@ def test_other_aggregations_have_no_fit_to_report(worked):
     assert 'id="aggregation-fit"' not in report_render(report, "html")
 
 
-def test_the_csv_leads_with_what_the_json_says_of_the_report(worked):
+def test_the_csv_summary_says_what_the_json_says_of_the_report_and_the_csv_is_one_table(worked):
     report = launch_report_build(campaign=worked, n_resamples=200, n_bootstrap=200)
     data = json.loads(report_render(report, "json"))
-    text = report_render(report, "csv")
-    metadata, table = text.split("\n\n")
+    metadata, table = report_render(report, "summary.csv"), report_render(report, "csv")
     fields = list(csv.reader(io.StringIO(metadata)))
     assert fields[0] == ["field", "value"] and all(len(row) == 2 for row in fields)
     values = dict(fields[1:])
@@ -305,6 +304,8 @@ def test_the_csv_leads_with_what_the_json_says_of_the_report(worked):
     assert values["settings.aggregation"] == values["aggregation.method"] == "mean"
     assert values["aggregation.converged"] == ""  # no fit for the mean
     assert table.startswith("model,role,query,")
+    rows = list(csv.reader(io.StringIO(table)))
+    assert all(len(row) == len(rows[0]) for row in rows) and len(rows) == 1 + 2 * 4  # no second section
 
 
 def test_the_report_shows_the_settings_the_table_marks_and_the_csv_repeats_some(worked):
@@ -321,7 +322,7 @@ def test_csv_text_cannot_become_a_spreadsheet_formula(worked):
     worked.queries.filter(external_id="q2").update(external_id="-2")
     worked.refresh_from_db()
     report = launch_report_build(campaign=worked, agreement=False, n_resamples=200, n_bootstrap=200)
-    metadata, table = report_render(report, "csv").split("\n\n")
+    metadata, table = report_render(report, "summary.csv"), report_render(report, "csv")
     assert (
         dict(list(csv.reader(io.StringIO(metadata)))[1:])["campaign.name"]
         == '\'=HYPERLINK("http://evil","x")'
