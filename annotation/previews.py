@@ -1,7 +1,9 @@
 """What an import would create, and what looks wrong in it, worked out from the parsed bundle and runs before
 anything is written (the validation preview of a campaign created in the browser)."""
 
+import json
 import re
+from collections import Counter
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
@@ -19,6 +21,27 @@ class ModelPreview:
     queries: int  # queries it ranks
 
 
+@dataclass(frozen=True)
+class AttributePreview:
+    name: str
+    documents: int  # documents with a value for it
+    values: int  # distinct values
+    examples: list[str]  # a few of its values, most common first
+
+
+@dataclass(frozen=True)
+class DiversityPreview:
+    """The data the diversity measures read: intents (α-nDCG, ERR-IA, subtopic recall), attributes (ILS)
+    and popularity (novelty)."""
+
+    queries_with_intents: int
+    intents: int
+    example_intents: list[str]  # "query id: intent text", a few
+    attributes: list[AttributePreview]
+    documents_with_attributes: int
+    documents_with_popularity: int
+
+
 @dataclass
 class ImportPreview:
     name: str
@@ -30,6 +53,7 @@ class ImportPreview:
     side_by_side_tasks: int
     identical_lists: int
     warnings: list[str] = field(default_factory=list)
+    diversity: DiversityPreview | None = None
     reuse: dict | None = None  # the label pool's contribution (`ReuseSummary.as_dict`), when it has one
 
     def as_dict(self) -> dict:
@@ -90,7 +114,39 @@ def import_preview(bundle: CampaignBundle, runs: dict[str, RankedRun]) -> Import
         identical_lists=identical,
     )
     preview.warnings = _warnings(bundle, models, top_lists, online, experimental)
+    preview.diversity = diversity_preview(bundle)
     return preview
+
+
+EXAMPLES = 3
+
+
+def diversity_preview(bundle: CampaignBundle) -> DiversityPreview:
+    with_intents = [query for query in bundle.queries if query.intents]
+    values: dict[str, Counter] = {}
+    for document in bundle.documents:
+        for name, value in document.attributes.items():
+            values.setdefault(name, Counter())[json.dumps(value, ensure_ascii=False).strip('"')] += 1
+    return DiversityPreview(
+        queries_with_intents=len(with_intents),
+        intents=sum(len(query.intents) for query in with_intents),
+        example_intents=[
+            f"{query.external_id}: {intent['text']}"
+            for query in with_intents[:EXAMPLES]
+            for intent in query.intents[:EXAMPLES]
+        ][:EXAMPLES],
+        attributes=[
+            AttributePreview(
+                name,
+                sum(counts.values()),
+                len(counts),
+                [value for value, _ in counts.most_common(EXAMPLES)],
+            )
+            for name, counts in sorted(values.items())
+        ],
+        documents_with_attributes=sum(bool(document.attributes) for document in bundle.documents),
+        documents_with_popularity=sum(document.popularity is not None for document in bundle.documents),
+    )
 
 
 def _warnings(bundle, models, top_lists, online, experimental) -> list[str]:
@@ -124,11 +180,13 @@ def _warnings(bundle, models, top_lists, online, experimental) -> list[str]:
 
 
 def model_name_warnings(bundle: CampaignBundle) -> list[str]:
-    """Annotator-visible text of a bundle (name, guidelines, query text and description) naming a model."""
+    """Annotator-visible text of a bundle (name, guidelines, query text, description and intents) naming a
+    model."""
     texts = [("name", bundle.name), ("guidelines", bundle.guidelines)]
     for query in bundle.queries:
         texts += [(f"queries[{query.external_id}].text", query.text)]
         texts += [(f"queries[{query.external_id}].description", query.description)]
+        texts += [(f"queries[{query.external_id}].intents[{i['id']}]", i["text"]) for i in query.intents]
     return model_names_in(texts, [model.name for model in bundle.models])
 
 

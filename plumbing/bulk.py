@@ -9,6 +9,8 @@ from itertools import islice
 
 import numpy as np
 from django.db import connection
+from django.db.models import JSONField
+from psycopg.types.json import Jsonb
 
 BATCH_SIZE = 5000
 COPY_CHUNK_ROWS = 200_000
@@ -49,10 +51,16 @@ def rows_insert(model, fields: list[str], rows: Iterable[tuple], types: list[str
         bulk_create_batched(model, (model(**dict(zip(fields, row, strict=True))) for row in rows))
         return
     statement = _copy_statement(model, fields, binary=types is not None)
+    # A JSON field's value is given as Python data, as the ORM takes it; COPY needs it wrapped.
+    json_at = [i for i, name in enumerate(fields) if isinstance(model._meta.get_field(name), JSONField)]
     with connection.cursor() as cursor, cursor.cursor.copy(statement) as copy:
         if types is not None:
             copy.set_types(types)
         for row in rows:
+            if json_at:
+                row = list(row)
+                for i in json_at:
+                    row[i] = Jsonb(row[i])
             copy.write_row(row)
 
 

@@ -23,6 +23,9 @@ MODEL_NAME_RULE = "must start with a letter or digit and hold only letters, digi
 MODEL_NAME_LENGTH = 100
 GRADE_MIN, GRADE_MAX = -100, 100  # stored as a smallint; a scale has a handful of grades
 GRADE_LABEL_MAX_LENGTH = 60
+# Diversity data: a document's categorical attributes and a query's intents, bounded as a page shows them.
+ATTRIBUTES_MAX, ATTRIBUTE_NAME_LENGTH, ATTRIBUTE_VALUE_LENGTH = 50, 100, 200
+INTENTS_MAX, INTENT_ID_LENGTH, INTENT_TEXT_LENGTH = 50, 100, 1000
 
 
 @dataclass(frozen=True)
@@ -32,6 +35,7 @@ class QueryRow:
     description: str = ""
     segment: str = ""
     weight: float = 1.0
+    intents: list[dict[str, str]] = field(default_factory=list)  # [{id, text}]
 
 
 @dataclass(frozen=True)
@@ -40,6 +44,8 @@ class DocumentRow:
     title: str = ""
     url: str = ""
     body: str = ""
+    attributes: dict[str, str | int | bool] = field(default_factory=dict)
+    popularity: float | None = None
 
 
 @dataclass(frozen=True)
@@ -226,6 +232,7 @@ def _parse_queries(items: list, reader: Reader) -> list[QueryRow]:
                 description=reader.text(row, "description", f"{path}.description", required=False),
                 segment=reader.text(row, "segment", f"{path}.segment", required=False, max_length=100),
                 weight=float(weight),
+                intents=_parse_intents(row, path, reader),
             )
         )
     if not queries:
@@ -247,9 +254,66 @@ def _parse_documents(items: list, reader: Reader) -> list[DocumentRow]:
                 title=reader.text(row, "title", f"{path}.title", required=False),
                 url=reader.text(row, "url", f"{path}.url", required=False),
                 body=reader.text(row, "body", f"{path}.body", required=False),
+                attributes=_parse_attributes(row, path, reader),
+                popularity=_parse_popularity(row, path, reader),
             )
         )
     return documents
+
+
+def _parse_intents(row: dict, path: str, reader: Reader) -> list[dict[str, str]]:
+    """A query's intents: `[{"id", "text"}]`, ids unique within the query."""
+    items = reader.get(row, "intents", f"{path}.intents", list, required=False, default=[])
+    if len(items) > INTENTS_MAX:
+        raise reader.error(Code.INVALID_VALUE, f"{path}.intents", f"lists more than {INTENTS_MAX} intents")
+    intents: list[dict[str, str]] = []
+    seen: set = set()
+    for i, item in enumerate(items):
+        at = f"{path}.intents[{i}]"
+        intent = reader.obj(item, at)
+        unknown = sorted(set(intent) - {"id", "text"})
+        if unknown:
+            message = "is not a field of an intent (id, text)"
+            raise reader.error(Code.INVALID_VALUE, f"{at}.{unknown[0]}", message)
+        intent_id = reader.text(intent, "id", f"{at}.id", max_length=INTENT_ID_LENGTH)
+        _unique(reader, seen, intent_id, f"{at}.id", "intent id")
+        text = reader.text(intent, "text", f"{at}.text", max_length=INTENT_TEXT_LENGTH)
+        intents.append({"id": intent_id, "text": text})
+    return intents
+
+
+def _parse_attributes(row: dict, path: str, reader: Reader) -> dict[str, str | int | bool]:
+    """A document's attributes: a flat object of categories (a string, an integer or a boolean each); a
+    null value is no value."""
+    at = f"{path}.attributes"
+    raw = reader.obj(row["attributes"], at) if row.get("attributes") is not None else {}
+    if len(raw) > ATTRIBUTES_MAX:
+        raise reader.error(Code.INVALID_VALUE, at, f"has more than {ATTRIBUTES_MAX} fields")
+    attributes: dict[str, str | int | bool] = {}
+    for name, value in raw.items():
+        if not name.strip() or len(name) > ATTRIBUTE_NAME_LENGTH:
+            message = f"a field name must be 1 to {ATTRIBUTE_NAME_LENGTH} characters, not {name[:40]!r}"
+            raise reader.error(Code.INVALID_VALUE, at, message)
+        if value is None:
+            continue
+        if not isinstance(value, str | int | bool):
+            message = f"must be a category (a string, an integer or a boolean), not {type(value).__name__}"
+            raise reader.error(Code.WRONG_TYPE, f"{at}.{name}", message)
+        if isinstance(value, str) and len(value) > ATTRIBUTE_VALUE_LENGTH:
+            message = f"is longer than {ATTRIBUTE_VALUE_LENGTH} characters"
+            raise reader.error(Code.INVALID_VALUE, f"{at}.{name}", message)
+        attributes[name] = value
+    return attributes
+
+
+def _parse_popularity(row: dict, path: str, reader: Reader) -> float | None:
+    at = f"{path}.popularity"
+    popularity = reader.get(row, "popularity", at, (int, float), required=False)
+    if popularity is None:
+        return None
+    if not 0 < popularity <= 1:
+        raise reader.error(Code.INVALID_VALUE, at, "must be a probability above 0, at most 1")
+    return float(popularity)
 
 
 def _parse_rankings(items: list, bundle: CampaignBundle, reader: Reader) -> dict[str, dict[str, list[str]]]:

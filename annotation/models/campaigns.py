@@ -158,6 +158,12 @@ class Query(models.Model):
     description = models.TextField(blank=True, help_text="The intent behind the query, shown to annotators.")
     segment = models.CharField(max_length=100, blank=True, help_text="e.g. a locale, or head / tail.")
     weight = models.FloatField(default=1.0)
+    intents = models.JSONField(
+        default=list,
+        db_default=[],
+        blank=True,
+        help_text="The aspects the query may mean: [{id, text}], for diversity.",
+    )
 
     class Meta:
         ordering = ["campaign", "external_id"]
@@ -178,11 +184,25 @@ class Document(models.Model):
     title = models.TextField(blank=True)
     url = models.TextField(blank=True)
     body = models.TextField(blank=True, help_text="The body or a snippet of it.")
+    # A database default too: COPY writes rows without it (documents a run names, bare).
+    attributes = models.JSONField(
+        default=dict,
+        db_default={},
+        blank=True,
+        help_text="Categorical fields (category, brand...): {name: value}, for ILS.",
+    )
+    popularity = models.FloatField(
+        null=True, blank=True, help_text="A probability in (0, 1], e.g. the share of users who chose it."
+    )
 
     class Meta:
         ordering = ["campaign", "external_id"]
         constraints = [
             models.UniqueConstraint(fields=["campaign", "external_id"], name="document_external_id_unique"),
+            models.CheckConstraint(
+                condition=Q(popularity__isnull=True) | (Q(popularity__gt=0) & Q(popularity__lte=1)),
+                name="document_popularity_in_0_1",
+            ),
         ]
 
     def __str__(self):

@@ -91,13 +91,13 @@ def campaign_import(
         RankingModel(campaign=campaign, name=model.name, role=model.role) for model in bundle.models
     )
     model_pk = {model.name: model.pk for model in models}
-    query_fields = ["external_id", "text", "description", "segment", "weight"]
+    query_fields = ["external_id", "text", "description", "segment", "weight", "intents"]
     rows_insert(
         Query,
         ["campaign_id", *query_fields],
         ((campaign.pk, *(getattr(query, name) for name in query_fields)) for query in bundle.queries),
     )
-    document_fields = ["external_id", "title", "url", "body"]
+    document_fields = ["external_id", "title", "url", "body", "attributes", "popularity"]
     listed = [document.external_id for document in bundle.documents]
     bare = sorted(set().union(*(run.documents for run in rankings.values())) - set(listed))
     pks = rows_insert_pks(
@@ -105,7 +105,7 @@ def campaign_import(
         ["campaign_id", *document_fields],
         itertools.chain(
             ((campaign.pk, *(getattr(doc, name) for name in document_fields)) for doc in bundle.documents),
-            ((campaign.pk, doc, "", "", "") for doc in bare),
+            ((campaign.pk, doc, "", "", "", {}, None) for doc in bare),
         ),
         count=len(listed) + len(bare),
     )
