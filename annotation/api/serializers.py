@@ -251,6 +251,9 @@ class AnnotatorProgressSerializer(serializers.Serializer):
     done = serializers.IntegerField()
     median_seconds = serializers.FloatField(allow_null=True, help_text="Median seconds per label.")
     last_active = serializers.DateTimeField(allow_null=True, help_text="When they last labelled.")
+    excluded = serializers.BooleanField(
+        help_text="A manager left their labels out: they count toward no task's completion."
+    )
 
 
 class KindProgressSerializer(serializers.Serializer):
@@ -258,7 +261,10 @@ class KindProgressSerializer(serializers.Serializer):
     overlap = serializers.IntegerField()
     automatic_same = serializers.IntegerField()
     tasks = serializers.IntegerField()
-    complete = serializers.IntegerField()
+    complete = serializers.IntegerField(
+        help_text="Tasks with enough labels (excluded annotators' aside), adjudicated, or identical lists "
+        "answered Same: as the launch report counts them."
+    )
     labels_left = serializers.IntegerField()
 
 

@@ -13,6 +13,8 @@ from django.utils import timezone
 from annotation.errors import InputError
 from annotation.errors import InputErrorCode as Code
 from annotation.models import (
+    Adjudication,
+    AnnotatorExclusion,
     Assignment,
     Campaign,
     Judgment,
@@ -121,6 +123,7 @@ class AnnotatorProgress:
     skipped: int
     median_seconds: float | None  # per label
     last_active: datetime | None  # their last label
+    excluded: bool = False  # a manager left their labels out: they count in no task's progress
 
 
 @dataclass(frozen=True)
@@ -128,8 +131,8 @@ class KindProgress:
     name: str
     overlap: int  # labels asked per task
     automatic_same: int  # side-by-side tasks with identical lists, answered Same without asking
-    tasks: int  # the tasks annotators are asked
-    complete: int  # of `tasks`, those with `overlap` labels
+    tasks: int  # every task of the kind, as the launch report counts them
+    complete: int  # of `tasks`, those with `overlap` labels (excluded annotators' aside) or settled
     labels_left: int
 
 
@@ -140,9 +143,16 @@ class CampaignProgress:
 
 
 def campaign_progress(*, campaign: Campaign) -> CampaignProgress:
-    """Per annotator: labels done, leases live, skips, median seconds per label, last label; and per kind:
-    tasks complete and labels still needed."""
+    """Per annotator: labels done, leases live, skips, median seconds per label, last label, whether
+    excluded; and per kind: tasks complete and labels still needed, as the launch report counts them (an
+    excluded annotator's labels count for nothing; an adjudicated task, or identical lists answered Same,
+    is settled)."""
     now = timezone.now()
+    excluded = set(
+        AnnotatorExclusion.objects.filter(campaign=campaign, reinstated_at__isnull=True).values_list(
+            "annotator_id", flat=True
+        )
+    )
     rows: dict[int, dict] = {}
 
     def row(pk: int) -> dict:
@@ -185,6 +195,7 @@ def campaign_progress(*, campaign: Campaign) -> CampaignProgress:
                 username=names[pk],
                 median_seconds=counts.pop("median_seconds", None),
                 done=counts["judgments"] + counts["preferences"],
+                excluded=pk in excluded,
                 **counts,
             )
             for pk, counts in rows.items()
@@ -195,15 +206,16 @@ def campaign_progress(*, campaign: Campaign) -> CampaignProgress:
     for kind in TASK_KINDS:
         overlap = kind.overlap(campaign)
         tasks = kind.model.objects.filter(campaign=campaign)
+        settled = Exists(Adjudication.objects.filter(**{kind.assignment_field: OuterRef("pk")}))
         automatic = 0
         if kind.is_side_by_side and campaign.auto_same_identical:
             automatic = tasks.filter(lists_identical=True).count()  # type: ignore[misc]  # side by side here
-            tasks = tasks.filter(lists_identical=False)  # type: ignore[misc]
-        labels = row_count(kind.label_model.objects.filter(task=OuterRef("pk")), "task")
-        totals = tasks.annotate(n=labels).aggregate(
+            settled |= Q(lists_identical=True)
+        counted = kind.label_model.objects.filter(task=OuterRef("pk")).exclude(annotator__in=excluded)
+        totals = tasks.annotate(n=row_count(counted, "task"), settled=settled).aggregate(
             tasks=Count("pk"),
-            complete=Count("pk", filter=Q(n__gte=overlap)),
-            labels_left=Sum(Greatest(overlap - F("n"), 0)),
+            complete=Count("pk", filter=Q(n__gte=overlap) | Q(settled=True)),
+            labels_left=Sum(Greatest(overlap - F("n"), 0), filter=Q(settled=False)),
         )
         kinds.append(
             KindProgress(

@@ -37,9 +37,7 @@ def redis_cache(settings):
     """The default cache in Redis at TEST_REDIS_URL, emptied before and after; skips without Redis."""
     if not redis_reachable():
         pytest.skip(f"no Redis at {REDIS_URL} (set TEST_REDIS_URL)")
-    settings.CACHES = {
-        "default": {"BACKEND": "plumbing.cache.SharedRedisCache", "LOCATION": REDIS_URL}
-    }
+    settings.CACHES = {"default": {"BACKEND": "plumbing.cache.SharedRedisCache", "LOCATION": REDIS_URL}}
     caches["default"].clear()
     yield
     caches["default"].clear()

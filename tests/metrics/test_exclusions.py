@@ -10,6 +10,8 @@ import pytest
 from django.urls import reverse
 
 from annotation.bundle import JudgmentRow, PreferenceRow
+from annotation.models import Campaign
+from annotation.selectors.campaigns import campaign_progress
 from annotation.services.label_import import labels_import
 from metrics.compute.annotators import AnnotatorQuality, FlagRule, SideBias, annotator_flags, side_bias
 from metrics.reports import report_render
@@ -126,3 +128,27 @@ def test_every_report_lists_the_exclusions(manager, speedy):
     assert metadata["exclusions.left_out"] == "speedy"
     assert "- Excluded annotators: speedy (left out: 0.1 s a grade; by boss)" in report_render(report, "md")
     assert "speedy (left out: 0.1 s a grade; by boss)" in report_render(report, "html")
+
+
+def test_during_an_exclusion_the_overview_counts_progress_as_its_decision_does(manager, speedy):
+    Campaign.objects.filter(pk=speedy.pk).update(overlap=2, gsb_overlap=2)  # speedy's labels complete tasks
+    complete_with_speedy = [kind.complete for kind in campaign_progress(campaign=speedy).kinds]
+    manager.post(
+        reverse("annotation:campaign_exclusions", args=[speedy.pk]),
+        {"action": "exclude", "annotator": "speedy", "reason": "0.1 s a grade"},
+    )
+    response = manager.get(reverse("metrics:campaign_overview", args=[speedy.pk]))
+    overview = response.context["overview"]
+    work = overview.report.coverage.work
+    relevance, side_by_side = overview.progress.kinds
+    assert (relevance.complete, relevance.tasks) == (work.relevance_complete, work.relevance_tasks)
+    assert (side_by_side.complete, side_by_side.tasks) == (
+        work.side_by_side_complete,
+        work.side_by_side_tasks,
+    )
+    assert relevance.labels_left + side_by_side.labels_left == work.labels_outstanding > 0
+    assert [relevance.complete, side_by_side.complete] != complete_with_speedy
+    rows = {row.username: row for row in overview.progress.annotators}
+    assert rows["speedy"].excluded and not any(row.excluded for name, row in rows.items() if name != "speedy")
+    page = response.content.decode()
+    assert page.count('class="excluded"') == 1 and "speedy <span" in page
