@@ -8,11 +8,13 @@ PORT ?= 8000
 
 .PHONY: demo test lint browser-test serve clean
 
-$(BIN)/.installed-runtime: requirements.txt
+$(BIN)/.installed-runtime: requirements.txt pyproject.toml
 	@test -n "$(PYTHON)" || { echo "error: Python 3.12 or newer is needed (Django 6); none found on PATH" >&2; exit 1; }
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -r requirements.txt
+	@# The `judgeboard` command (pyproject.toml), editable: it runs this checkout's code.
+	$(BIN)/python -m pip install -q --no-deps -e .
 	touch $@
 
 $(BIN)/.installed-dev: $(BIN)/.installed-runtime requirements-dev.txt

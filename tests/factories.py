@@ -391,3 +391,18 @@ def million_rankings_files(folder: Path) -> None:
                     f"q{q} Q0 d{(q * 7 + r + shift) % 50_000} {r + 1} {depth - r} {model}\n"
                     for r in range(depth)
                 )
+
+
+# The layout of trec_eval 10.0's test/qrels.test.with-comments: comment lines first and between judgments,
+# and a `#` inside a document id, which is text.
+TREC_EVAL_WITH_COMMENTS = [
+    "# comment here",
+    "301 0 CR93E-10279 0",
+    "301 0 CR93E-10505 0",
+    "# and comment here",
+    "301 0 CR93E-1282 1",
+    "301 0 CR93E-1850 0",
+    "# comment in docno",
+    "301 0 CR#93E-1860 0",
+    "302 0 CR93E-3103 1",
+]

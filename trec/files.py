@@ -3,6 +3,8 @@
 qrels: `qid iter docid label` (label a number, may be fractional or negative). run: `qid Q0 docid rank score
 tag`; the rank column is ignored, as trec_eval does. Fields are separated by any run of spaces or tabs;
 blank lines are skipped; gzipped files are read as such. Errors name the file and line; a NUL byte is one.
+Comment lines are skipped as trec_eval 10.0 skips them: in qrels a line whose first byte is `#`, in runs a
+line whose first non-blank byte is `#`; a `#` anywhere else is text (`CR#93E-1860` is a document id).
 
 The file is tokenized in windows of whole lines with vectorized byte comparisons; the identifier columns come
 out as NumPy bytes arrays (`S` dtype), gathered as 8-byte words; the number columns as float64, plain
@@ -29,6 +31,8 @@ GZIP_STEP_BYTES = 1 << 20
 Progress = Callable[[int], object]  # told a number of bytes read (a progress bar's `update`)
 MAX_TOKEN_BYTES = 255
 NEWLINE = 10
+COMMENT = ord("#")
+SPACE = ord(" ")
 # Space and every control byte below it (tab, newline, carriage return...) separate fields.
 LAST_BLANK = 32
 # Keeping the low k bytes of a little-endian word: _KEEP_BYTES[k].
@@ -79,6 +83,7 @@ def read_qrels(path: str | Path, progress: Progress | None = None, max_bytes: in
         keep=(0, 2, 3),
         names=("query id", "document id", "label"),
         progress=progress,
+        prepare=blank_comments,
         max_bytes=max_bytes,
     )
     return Qrels(query, document, label, line, str(path))
@@ -95,6 +100,7 @@ def read_run(path: str | Path, progress: Progress | None = None, max_bytes: int 
         names=("query id", "document id", "score"),
         trailing=True,
         progress=progress,
+        prepare=blank_indented_comments,
         max_bytes=max_bytes,
     )
     return Run(query, document, score, line, str(path))
@@ -248,6 +254,46 @@ def _refuse_duplicates(query, document, line, path: str, what: str) -> None:
             f"{what} {document[first].decode()!r} appears twice for query {query[first].decode()!r}"
             f" (also on line {where[0]})",
         )
+
+
+def blank_comments(window: np.ndarray) -> None:
+    """Turns every line of a window of whole lines whose first byte is `#` into blanks, in place: the
+    tokenizer then skips it as a blank line, and the line numbers of the others stay right."""
+    _blank_comments(window, indented=False)
+
+
+def blank_indented_comments(window: np.ndarray) -> None:
+    """As `blank_comments`, for lines whose first non-blank byte is `#`."""
+    _blank_comments(window, indented=True)
+
+
+def _blank_comments(window: np.ndarray, *, indented: bool) -> None:
+    hashes = _true_positions(window == COMMENT)
+    if not hashes.size:
+        return
+    # Most files have no `#` at all, and ids holding one (`msmarco_v2.1_doc_00_880019750#4_1633802806`) have
+    # text before it: only a `#` after a newline, or after a blank, may start a comment.
+    before = window[hashes - 1]
+    before[hashes == 0] = NEWLINE
+    first = before == NEWLINE
+    if indented:
+        after_blank = np.flatnonzero(~first & (before <= LAST_BLANK))
+        if after_blank.size:
+            at = hashes[after_blank]
+            line_starts = np.flatnonzero(window[: at[-1]] == NEWLINE) + 1
+            starts = np.concatenate(([0], line_starts))[np.searchsorted(line_starts, at, side="right")]
+            text = window > LAST_BLANK
+            first[after_blank] = ~np.logical_or.reduceat(text, np.column_stack((starts, at)).ravel())[::2]
+    comments = hashes[first]
+    if not comments.size:
+        return
+    newlines = np.flatnonzero(window[comments[0] :] == NEWLINE) + comments[0]
+    ends = np.append(newlines, window.size)[np.searchsorted(newlines, comments)]
+    # Blank each comment from its `#` to its newline: +1 where one starts and -1 where it ends, summed.
+    marks = np.zeros(window.size + 1, dtype=np.int8)
+    marks[comments] = 1
+    marks[ends] -= 1
+    window[np.cumsum(marks[:-1], dtype=np.int8).astype(bool)] = SPACE
 
 
 def _windows(

@@ -14,10 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from trec.files import LAST_BLANK, NEWLINE, Progress, read_columns
-
-_COMMENT = ord("#")
-_SPACE = ord(" ")
+from trec.files import Progress, blank_indented_comments, read_columns
 
 
 @dataclass(frozen=True)
@@ -40,33 +37,6 @@ def read_intent_qrels(path: str | Path, progress: Progress | None = None) -> Int
         keep=(0, 1, 2, 3),
         names=("query id", "intent", "document id", "judgment"),
         progress=progress,
-        prepare=_blank_comments,
+        prepare=blank_indented_comments,
     )
     return IntentQrels(query, intent, document, judgment, line, str(path))
-
-
-def _blank_comments(window: np.ndarray) -> None:
-    """Turns every comment line of a window of whole lines into spaces, in place: the tokenizer then skips
-    it as a blank line, and the line numbers of the others stay right."""
-    hashes = np.flatnonzero(window == _COMMENT)
-    if not hashes.size:
-        return
-    line_starts = np.concatenate(([0], np.flatnonzero(window == NEWLINE) + 1))
-    line = np.searchsorted(line_starts, hashes, side="right") - 1
-    starts = line_starts[line]
-    # A `#` starts a comment when only blanks come before it on its line.
-    first = np.ones(hashes.size, dtype=bool)
-    indented = hashes > starts
-    if indented.any():
-        text = window > LAST_BLANK
-        bounds = np.column_stack((starts[indented], hashes[indented])).ravel()
-        first[indented] = ~np.logical_or.reduceat(text, bounds)[::2]
-    comment_lines = np.unique(line[first])
-    if not comment_lines.size:
-        return
-    # Blank each comment line up to its newline: +1 where one starts and -1 where it ends, summed.
-    ends = np.append(line_starts[1:] - 1, window.size)[comment_lines]
-    marks = np.zeros(window.size + 1, dtype=np.int8)
-    marks[line_starts[comment_lines]] = 1
-    marks[ends] -= 1
-    window[np.cumsum(marks[:-1], dtype=np.int8).astype(bool)] = _SPACE

@@ -96,6 +96,23 @@ def parse_measure(name: str, *, intents: bool = False) -> Measure:
     return Measure(family, k, alpha)
 
 
+# trec_eval's `-m family.k1,k2`: each parameter a cut-off of one of these.
+_TREC_EVAL_CUT_OFFS = {"ndcg_cut": "nDCG", "map_cut": "AP", "p": "P", "recall": "R"}
+_TREC_EVAL_NAME = re.compile(r"^\s*([A-Za-z_]+)\.(\d+(?:,\d+)*)\s*$")
+
+
+def trec_eval_names(text: str) -> list[str]:
+    """A measure argument as `parse_measure` reads it, trec_eval's parameterised spelling included:
+    `ndcg_cut.5,10` → nDCG@5, nDCG@10; `P.10` → P@10; `map_cut.100` → AP@100; `recall.1000` → R@1000.
+    Any other text is returned as it is (one name). trec_eval's gain is linear: its `ndcg_cut.10` is
+    nDCG@10 with `Gain.LINEAR`; the gain is the caller's setting, not the name's."""
+    match = _TREC_EVAL_NAME.match(text)
+    family = _TREC_EVAL_CUT_OFFS.get(match.group(1).lower()) if match else None
+    if match is None or family is None:
+        return [text]
+    return [f"{family}@{k}" for k in match.group(2).split(",")]
+
+
 def _alpha(text: str, name: str) -> float:
     """The alpha, a float: `1` reads as 1.0, which ir_measures prints as `1.0` (and, as `1`, would refuse)."""
     try:

@@ -15,7 +15,7 @@ from metrics.compute import evaluation
 from metrics.compute.evaluation import QrelsIndex, evaluate_run
 from metrics.compute.ranking import Gain, RankingSettings
 from metrics.evaluation_files import read_files
-from tests.factories import gzip_bomb, peak_memory
+from tests.factories import TREC_EVAL_WITH_COMMENTS, gzip_bomb, peak_memory
 from trec.files import (
     TrecFormatError,
     TrecTooLargeError,
@@ -60,6 +60,32 @@ def test_reads_columns_with_tabs_blank_lines_crlf_and_gzip(tmp_path):
     assert qrels.document.tolist() == [b"doc-1", b"doc-2", b"doc-1"]
     assert qrels.label.tolist() == [2.0, -1.0, 0.5]
     assert qrels.line.tolist() == [1, 3, 4]
+
+
+@pytest.mark.parametrize("window", [40, 1 << 20])
+def test_qrels_comment_lines_are_skipped_as_trec_eval_10_does(tmp_path, monkeypatch, window):
+    monkeypatch.setattr(trec, "WINDOW_BYTES", window)
+    qrels = read_qrels(write(tmp_path / "qrels", TREC_EVAL_WITH_COMMENTS, gzipped=True))
+    assert qrels.document.tolist() == [
+        b"CR93E-10279",
+        b"CR93E-10505",
+        b"CR93E-1282",
+        b"CR93E-1850",
+        b"CR#93E-1860",
+        b"CR93E-3103",
+    ]
+    assert qrels.line.tolist() == [2, 3, 5, 6, 8, 9]
+    with pytest.raises(TrecFormatError, match=r"qrels:4: label 'x' is not a number"):
+        read_qrels(write(tmp_path / "qrels", ["# one", "#two", "1 0 a 1", "1 0 b x"]))
+
+
+def test_qrels_comments_start_at_the_lines_first_byte_run_comments_at_its_first_non_blank(tmp_path):
+    # trec_eval reads an indented `#` in qrels as a query id; in a run it skips the line.
+    qrels = read_qrels(write(tmp_path / "qrels", ["  # 0 d 1", "1 0 #a 2", "# last, no newline"]))
+    assert qrels.query.tolist() == [b"#", b"1"] and qrels.document.tolist() == [b"d", b"#a"]
+    (tmp_path / "run").write_bytes(b"\t# a comment\n1 Q0 a#1 1 2 t\n # 1 Q0 b 2 1 t\n#\n1 Q0 #c 3 0 t #x")
+    run = read_run(tmp_path / "run")
+    assert run.document.tolist() == [b"a#1", b"#c"] and run.line.tolist() == [2, 5]
 
 
 NUL = "the line holds a NUL byte (\\x00), which no id or number may contain"

@@ -12,7 +12,7 @@ import select
 import pytest
 from django.core.management import CommandError, call_command
 
-from annotation.management.cli import progress_bar
+from plumbing.progress import progress_bar
 
 QRELS = ["1 0 a 3", "1 0 b 2", "1 0 c 3", "1 0 d 0", "1 0 e 1", "1 0 f 2", "2 0 x 1", "2 0 y 0"]
 RUN = [
@@ -314,8 +314,10 @@ def test_discount_weights_replace_the_discount_of_ndcg(files):
 @pytest.mark.parametrize(
     ("lines", "args", "message"),
     [
-        (["1", "oops"], [], r"weights\.txt:2: the weight 'oops' is not a finite number ≥ 0"),
-        (["1", "-0.5"], [], r"weights\.txt:2: the weight '-0.5' is not a finite number ≥ 0"),
+        (["1", "oops"], [], r"weights\.txt:2: the weight 'oops' is not a number"),
+        (["1", "inf"], [], r"weights\.txt:2: the weight 'inf' is not a number"),
+        (["1", "-0.5"], [], r"weights\.txt:2: the weight -0.5 is not ≥ 0"),
+        (["1", "0.5 0.25"], [], r"weights\.txt:2: expected 1 fields, found 2"),
         (["# nothing"], [], r"weights\.txt: no weights"),
         (
             ["1", "0.5"],

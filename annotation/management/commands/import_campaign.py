@@ -4,10 +4,11 @@ from django.db import transaction
 from annotation.bundle import ranking_rows
 from annotation.campaign_files import CampaignFile, campaign_files_read
 from annotation.errors import InputError
-from annotation.management.cli import command_error, progress_bar
+from annotation.management.cli import command_error
 from annotation.previews import import_preview
 from annotation.services.campaigns import campaign_import
 from plumbing.memory import free_memory_eagerly
+from plumbing.progress import progress_bar
 from plumbing.threads import started
 
 

@@ -1,0 +1,5 @@
+import sys
+
+from judgeboard.cli import main
+
+sys.exit(main())
