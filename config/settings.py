@@ -114,7 +114,8 @@ TEMPLATES = [
 WSGI_APPLICATION = "config.wsgi.application"
 
 # Failed sign-ins and throttles count in the cache, which every worker and server must share: Redis when
-# REDIS_URL is set (one client per process: plumbing/cache.py), else a table in the database (created by a migration of `annotation`).
+# REDIS_URL is set (one client per process: plumbing/cache.py), else a table in the database (created by a
+# migration of `annotation`).
 CACHES = {
     "default": {"BACKEND": "plumbing.cache.SharedRedisCache", "LOCATION": os.environ["REDIS_URL"]}
     if os.environ.get("REDIS_URL")
