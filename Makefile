@@ -6,7 +6,21 @@ VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8000
 
-.PHONY: demo test lint browser-test serve clean
+.PHONY: demo test lint browser-test serve clean messages
+
+# The translations: `make messages` gathers the marked strings into the .po catalogues (translate the new
+# entries there); every other target compiles them into the .mo files Django reads (committed too, so a
+# server needs no gettext). msgfmt is Debian's gettext package.
+CATALOGUES := $(wildcard locale/*/LC_MESSAGES/*.po)
+COMPILED := $(CATALOGUES:.po=.mo)
+MAKEMESSAGES_IGNORE := --ignore=tests --ignore=bench --ignore=staticfiles --ignore=var
+
+locale/%.mo: locale/%.po
+	msgfmt --check -o $@ $<
+
+messages: $(BIN)/.installed-runtime
+	DEBUG=1 $(BIN)/python manage.py makemessages -l zh_Hans -d django $(MAKEMESSAGES_IGNORE) --no-obsolete --add-location=file
+	DEBUG=1 $(BIN)/python manage.py makemessages -l zh_Hans -d djangojs $(MAKEMESSAGES_IGNORE) --no-obsolete --add-location=file
 
 $(BIN)/.installed-runtime: requirements.txt pyproject.toml
 	@test -n "$(PYTHON)" || { echo "error: Python 3.12 or newer is needed (Django 6); none found on PATH" >&2; exit 1; }
@@ -23,7 +37,7 @@ $(BIN)/.installed-dev: $(BIN)/.installed-runtime requirements-dev.txt
 
 # Development mode, said explicitly: settings default to production (DEBUG=0), and load_demo refuses there.
 demo: export DEBUG = 1
-demo: $(BIN)/.installed-runtime
+demo: $(BIN)/.installed-runtime $(COMPILED)
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py load_demo
 	@# The Tasks worker (browser imports) runs beside the server and stops with it.
@@ -36,10 +50,10 @@ lint: $(BIN)/.installed-dev
 	$(BIN)/mypy
 	$(BIN)/lint-imports --no-cache
 
-test: lint
+test: lint $(COMPILED)
 	$(BIN)/python -m pytest -m "not browser" $(PYTEST_ARGS)
 
-browser-test: $(BIN)/.installed-dev
+browser-test: $(BIN)/.installed-dev $(COMPILED)
 	$(BIN)/python -m pytest -m browser $(PYTEST_ARGS)
 
 clean:

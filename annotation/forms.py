@@ -35,6 +35,13 @@ class LoginForm(AuthenticationForm):
         return self.cleaned_data
 
 
+class LanguageForm(forms.Form):
+    """The language switcher's post: a language offered, and the page to go back to."""
+
+    language = forms.ChoiceField(choices=settings.LANGUAGES)
+    next = forms.CharField(required=False, max_length=2000)
+
+
 def form_errors_text(form: forms.Form) -> str:
     """A refused form's errors as one line for a page message: `field: problem; field: problem`."""
     return "; ".join(f"{field}: {' '.join(map(str, errors))}" for field, errors in form.errors.items())

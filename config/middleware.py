@@ -1,6 +1,11 @@
-"""Response headers every page and API answer gets beside Django's own (CSP, HSTS, nosniff)."""
+"""Response headers every page and API answer gets beside Django's own (CSP, HSTS, nosniff), and the
+language each request is answered in."""
 
+from django.middleware.locale import LocaleMiddleware
+from django.utils import translation
 from django.utils.cache import add_never_cache_headers
+
+from annotation.languages import SESSION_LANGUAGE
 
 # No page uses these browser features; a script injected despite the CSP cannot either.
 PERMISSIONS_POLICY = ", ".join(
@@ -32,3 +37,20 @@ class SecurityHeadersMiddleware:
         if user is not None and user.is_authenticated:
             add_never_cache_headers(response)
         return response
+
+
+class LanguageMiddleware(LocaleMiddleware):
+    """Django's LocaleMiddleware (the language cookie, then Accept-Language), with the signed-in person's
+    own choice first: it is in their session, so no request asks the database for it."""
+
+    def process_request(self, request):
+        chosen = request.session.get(SESSION_LANGUAGE) if hasattr(request, "session") else None
+        try:
+            language = translation.get_supported_language_variant(chosen) if chosen else None
+        except LookupError:  # a language no longer offered
+            language = None
+        if language is None:
+            super().process_request(request)
+            return
+        translation.activate(language)
+        request.LANGUAGE_CODE = translation.get_language()

@@ -1,9 +1,10 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path, reverse_lazy
+from django.views.i18n import JavaScriptCatalog
 
 from annotation.password_links import password_link_tokens
-from annotation.views.accounts import LoginView, PasswordChangeView
+from annotation.views.accounts import LoginView, PasswordChangeView, language_set
 
 urlpatterns = [
     path("login/", LoginView.as_view(), name="login"),
@@ -18,6 +19,8 @@ urlpatterns = [
         name="password_set",
     ),
     path("password/set/done/", auth_views.PasswordResetCompleteView.as_view(), name="password_set_done"),
+    path("language/", language_set, name="language_set"),
+    path("jsi18n/", JavaScriptCatalog.as_view(), name="javascript_catalog"),
     path("admin/", admin.site.urls),
     path("api/", include("annotation.api.urls")),
     path("api/", include("metrics.api.urls")),

@@ -174,6 +174,8 @@ ROUTES = [
     ("GET", "/password/done/", "signed in", "password changed"),
     ("GET", "/password/set/{uidb64}/{token}/", "anyone", "set your password from a manager's one-time link"),
     ("GET", "/password/set/done/", "anyone", "password set"),
+    ("POST", "/language/", "anyone", "choose the pages' language (cookie, and a signed-in person's profile)"),
+    ("GET", "/jsi18n/", "anyone", "the scripts' translations in the page's language"),
     ("GET", "/admin/", "staff", "Django admin"),
     ("GET", "/", "signed in", "your campaigns"),
     ("GET", "/healthz", "anyone", "health check"),

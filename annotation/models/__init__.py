@@ -36,7 +36,7 @@ from annotation.models.labels import (
     Preference,
     RepeatAnswer,
 )
-from annotation.models.people import PasswordLink
+from annotation.models.people import PasswordLink, Profile
 from annotation.models.tasks import Assignment, HandedOutTask, RelevanceTask, SideBySideTask
 
 __all__ = [
@@ -57,6 +57,7 @@ __all__ = [
     "LabelRevision",
     "PasswordLink",
     "Preference",
+    "Profile",
     "Query",
     "Ranking",
     "RankingModel",

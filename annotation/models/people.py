@@ -1,4 +1,5 @@
-"""What the app keeps about a person beside Django's user: their set-password links' generation."""
+"""What the app keeps about a person beside Django's user: their set-password links' generation and the
+language they chose for the pages."""
 
 from django.conf import settings
 from django.db import models
@@ -15,3 +16,16 @@ class PasswordLink(models.Model):
 
     def __str__(self):
         return f"{self.user_id}: {self.generation}"
+
+
+class Profile(models.Model):
+    """A person's own choices. `language` is one of `settings.LANGUAGES`' codes, or empty to follow the
+    browser; it is put in their session at sign-in and when they change it (`config.middleware`)."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True, related_name="+"
+    )
+    language = models.CharField(max_length=16, blank=True, default="")
+
+    def __str__(self):
+        return f"{self.user_id}: {self.language or '-'}"

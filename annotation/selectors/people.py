@@ -7,7 +7,7 @@ from datetime import datetime
 from django.contrib.auth import get_user_model
 from django.db.models import OuterRef, QuerySet, Subquery
 
-from annotation.models import Campaign, Judgment, Preference
+from annotation.models import Campaign, Judgment, Preference, Profile
 from annotation.roles import Role, may_manage
 
 
@@ -69,3 +69,8 @@ def campaign_member_candidates() -> QuerySet:
 
 def campaign_member_ids(*, campaign: Campaign) -> set[int]:
     return set(campaign.members.values_list("pk", flat=True))
+
+
+def person_language(*, user) -> str:
+    """The language `user` chose for the pages, or "" to follow their browser."""
+    return Profile.objects.filter(user=user).values_list("language", flat=True).first() or ""

@@ -13,7 +13,7 @@ from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 
 from annotation.errors import InputError, InputErrorCode
-from annotation.models import Campaign
+from annotation.models import Campaign, Profile
 from annotation.password_links import password_link_tokens
 from annotation.roles import Role, may_manage
 from annotation.services.tokens import (
@@ -128,3 +128,9 @@ def campaign_members_set(*, campaign: Campaign, open_to_all: bool, members) -> N
     campaign.open_to_all = open_to_all
     campaign.save(update_fields=["open_to_all"])
     campaign.members.set(members)
+
+
+@transaction.atomic
+def person_language_set(*, user, language: str) -> None:
+    """`user`'s pages are in `language` (a code of `settings.LANGUAGES`) from their next sign-in on too."""
+    Profile.objects.update_or_create(user=user, defaults={"language": language})

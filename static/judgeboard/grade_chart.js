@@ -18,6 +18,6 @@
     margin: { l: 110, r: 20, t: 10, b: 40 }, xaxis: { tickformat: ".0%", range: [0, 1] },
     yaxis: { autorange: "reversed" }, legend: { orientation: "h", y: -0.25, traceorder: "normal" },
     paper_bgcolor: "rgba(0,0,0,0)", plot_bgcolor: "rgba(0,0,0,0)",
-    font: { family: "system-ui, sans-serif", size: 13 },
+    font: { family: plotting.fontFamily, size: 13 },
   }, { displayModeBar: false, responsive: true });
 })();

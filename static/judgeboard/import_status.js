@@ -7,6 +7,7 @@
   if (!root || !root.dataset.statusUrl) return;
   const bar = document.getElementById("import-progress");
   const rows = document.getElementById("import-rows");
+  const number = (value) => value.toLocaleString(document.documentElement.lang);
 
   const poll = async () => {
     try {
@@ -21,8 +22,8 @@
           Object.assign(bar, { value: progress.rows, max: Math.max(progress.total, 1) });
           rows.textContent =
             progress.rows < progress.total
-              ? `${progress.rows} of ${progress.total} ranking rows`
-              : `All ${progress.total} ranking rows written; pooling the tasks`;
+              ? interpolate(gettext("%(rows)s of %(total)s ranking rows"), { rows: number(progress.rows), total: number(progress.total) }, true)
+              : interpolate(gettext("All %(total)s ranking rows written; pooling the tasks"), { total: number(progress.total) }, true);
         }
       }
     } catch {

@@ -5,7 +5,7 @@
   const data = plotting && plotting.readJson("launch-charts");
   if (!data || !window.Plotly) return;
   const { palette, plain } = plotting;
-  const font = { family: "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif", size: 13, color: palette.ink };
+  const font = { family: plotting.fontFamily, size: 13, color: palette.ink };
   const config = { displayModeBar: false, responsive: true };
   const layout = (extra) => ({
     margin: { l: 50, r: 16, t: 10, b: 40 }, font, height: 300,
@@ -38,9 +38,13 @@
   if (gsbChart && data.gsb) {
     const gsb = data.gsb;
     const total = gsb.good + gsb.same + gsb.bad;
-    const parts = [["Good", gsb.good, palette.good], ["Same", gsb.same, palette.same], ["Bad", gsb.bad, palette.bad]];
+    const parts = [
+      [gettext("Good"), gsb.good, palette.good],
+      [gettext("Same"), gsb.same, palette.same],
+      [gettext("Bad"), gsb.bad, palette.bad],
+    ];
     const bars = parts.map(([name, count, color]) => ({
-      type: "bar", orientation: "h", name, y: ["Verdicts"], x: [total ? count / total : 0], marker: { color },
+      type: "bar", orientation: "h", name, y: [gettext("Verdicts")], x: [total ? count / total : 0], marker: { color },
       text: [count ? `${name} ${count}` : ""], textposition: "inside", insidetextanchor: "middle",
       textfont: { color: "#fff" }, hovertemplate: `${name}: ${count} (%{x:.0%})<extra></extra>`,
       xaxis: "x", yaxis: "y",
@@ -75,14 +79,16 @@
     Plotly.newPlot(deltas, [{
       type: "histogram", x: data.deltas, marker: { color: palette.score, line: { color: "#fff", width: 1 } },
       xbins: { start: -reach * 1.05, end: reach * 1.05, size: reach * 2.1 / 21 },
-      hovertemplate: "Δ %{x}: %{y} queries<extra></extra>",
+      hovertemplate: `Δ %{x}: %{y} ${plain(gettext("queries"))}<extra></extra>`,
     }], layout({
       height: 240, bargap: 0.05,
       xaxis: {
-        title: { text: `Δ ${plain(data.primary_measure)} (experimental − online)` },
+        title: {
+          text: interpolate(gettext("Δ %(measure)s (experimental − online)"), { measure: plain(data.primary_measure) }, true),
+        },
         zeroline: true, zerolinecolor: palette.whisker, zerolinewidth: 2,
       },
-      yaxis: { title: { text: "queries" }, gridcolor: palette.grid },
+      yaxis: { title: { text: gettext("queries") }, gridcolor: palette.grid },
       margin: { l: 56, r: 16, t: 10, b: 50 },
     }), config);
   }

@@ -1,12 +1,13 @@
 // Sortable tables: a click (or Enter) on a header of a table.sortable sorts by that column; cells may give
-// data-sort. Blank cells go last either way.
+// data-sort. Blank cells go last either way; text sorts as the page's language does (Chinese by pinyin).
 (() => {
   "use strict";
+  const collator = new Intl.Collator(document.documentElement.lang || undefined, { numeric: true });
   const cellKey = (row, column) => {
     const cell = row.cells[column];
     const raw = cell.hasAttribute("data-sort") ? cell.getAttribute("data-sort") : cell.textContent.trim();
     const number = parseFloat(raw);
-    return raw !== "" && !isNaN(number) ? number : raw.toLowerCase();
+    return raw !== "" && !isNaN(number) ? number : raw;
   };
   document.querySelectorAll("table.sortable").forEach((table) => {
     const headers = table.querySelectorAll("thead th");
@@ -23,7 +24,9 @@
           const x = cellKey(a, column);
           const y = cellKey(b, column);
           if (x === "" || y === "") return x === y ? 0 : (x === "" ? 1 : -1);
-          const order = x < y ? -1 : (x > y ? 1 : 0);
+          const order = typeof x === "string" || typeof y === "string"
+            ? collator.compare(String(x), String(y))
+            : x - y;
           return ascending ? order : -order;
         });
         rows.forEach((row) => body.appendChild(row));

@@ -3,7 +3,7 @@
 // counts over the campaign.
 (() => {
   "use strict";
-  const NAMES = { relevance: "Grades", side_by_side: "Side by side" };
+  const NAMES = { relevance: gettext("Grades"), side_by_side: gettext("Side by side") };
   const FRESH_MS = 30000;
   let kinds = null;
   let fetchedAt = 0;
@@ -18,7 +18,7 @@
         const total = kind.done + kind.remaining;
         const item = document.createElement("label");
         item.className = "wb-progress-kind";
-        item.title = `${kind.done} done, ${kind.remaining} left`;
+        item.title = interpolate(gettext("%(done)s done, %(left)s left"), { done: kind.done, left: kind.remaining }, true);
         const meter = document.createElement("progress");
         Object.assign(meter, { value: kind.done, max: total });
         item.append(`${NAMES[kind.name] || kind.name} ${kind.done}/${total} `, meter);
