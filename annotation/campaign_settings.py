@@ -16,7 +16,7 @@ from typing import Any
 
 from django.db.models import Choices
 
-from annotation.choices import Aggregation, Gain, GSBScale, TaskOrder, default_cutoffs
+from annotation.choices import Aggregation, Gain, GSBScale, NoveltyPopularity, TaskOrder, default_cutoffs
 from trec.measures import parse_measure
 
 
@@ -29,6 +29,7 @@ class Kind(enum.Enum):
     CHOICE = "choice"  # one of `Setting.choices`' values
     CUTOFFS = "list of integers"  # non-empty, each at least 1; kept sorted, without repeats
     MEASURE = "measure name"  # read by `trec.measures.parse_measure`, kept in its canonical spelling
+    WEIGHTS = "list of numbers"  # or null; each finite and at least 0
 
 
 class Lock(enum.Enum):
@@ -202,6 +203,44 @@ CAMPAIGN_SETTINGS: tuple[Setting, ...] = (
         report=True,
     ),
     Setting(
+        "position_weights",
+        Kind.WEIGHTS,
+        None,
+        "Position weights (one per rank; empty: the log2 discount)",
+        "One weight per rank, rank 1 first, in place of DCG's 1 / log2(rank + 1) discount (a promoted slot "
+        "weighted 0.8 instead of 1); at least as many as the deepest cut-off; null: the log2 discount.",
+        report=True,
+    ),
+    Setting(
+        "redundancy_aware",
+        Kind.BOOLEAN,
+        False,
+        "Redundancy-aware nDCG (near-duplicates gain once)",
+        "In nDCG and DCG, a result annotators marked a near-duplicate of a higher one gains nothing.",
+        report=True,
+    ),
+    Setting(
+        "alpha",
+        Kind.NUMBER,
+        0.5,
+        "α of α-nDCG (redundancy intolerance)",
+        "How much a second document serving an intent is worth less in α-nDCG: 0 not at all, 1 nothing "
+        "(ndeval's default 0.5).",
+        low=0,
+        high=1,
+        report=True,
+    ),
+    Setting(
+        "novelty_popularity",
+        Kind.CHOICE,
+        NoveltyPopularity.BUNDLE.value,
+        "Popularity for novelty",
+        "Where novelty's popularity comes from: `bundle` the documents' `popularity`, `rankings` the share "
+        "of the campaign's lists (every model's, each query's) that show the document in their top k.",
+        choices=NoveltyPopularity,
+        report=True,
+    ),
+    Setting(
         "primary_measure",
         Kind.MEASURE,
         "nDCG@10",
@@ -316,6 +355,8 @@ def _allowed_text(setting: Setting) -> str:
         return "at least one, each 1 or more"
     if setting.kind is Kind.MEASURE:
         return "a measure of [docs/metrics.md](docs/metrics.md#measures)"
+    if setting.kind is Kind.WEIGHTS:
+        return "`null`, or each 0 or more, at least as many as the deepest cut-off"
     if setting.low is None:
         return ""
     if setting.open:

@@ -39,6 +39,13 @@ class Aggregation(models.TextChoices):
     DAWID_SKENE = "dawid_skene", "Dawid–Skene"
 
 
+class NoveltyPopularity(models.TextChoices):
+    """Where novelty reads a document's popularity from."""
+
+    BUNDLE = "bundle", "The documents' popularity in the bundle"
+    RANKINGS = "rankings", "The share of the campaign's lists that show the document"
+
+
 class GSBScale(models.IntegerChoices):
     THREE_POINT = 3, "3-point (better / same / worse)"
     FIVE_POINT = 5, "5-point (much / slightly better, same, slightly / much worse)"

@@ -229,6 +229,27 @@ class CutoffsField(forms.Field):
         return ", ".join(map(str, value)) if isinstance(value, list) else value
 
 
+class WeightsField(forms.Field):
+    """Position weights typed as `1, 0.8, 0.63`, empty for none; whether they fit is the parser's call."""
+
+    widget = forms.TextInput
+
+    def __init__(self, **kwargs):
+        super().__init__(required=False, **kwargs)
+
+    def to_python(self, value) -> list[float] | None:
+        if value is None or isinstance(value, list):
+            return value
+        parts = value.replace(",", " ").split()
+        try:
+            return [float(part) for part in parts] or None
+        except ValueError:
+            raise forms.ValidationError("numbers separated by commas, e.g. 1, 0.8, 0.63") from None
+
+    def prepare_value(self, value):
+        return ", ".join(map(str, value)) if isinstance(value, list) else value
+
+
 def setting_form_field(setting: Setting) -> forms.Field:
     """A setting's field on the settings page: parsed to the type the bundle's `settings` hold, without its
     range (the bundle parser checks that, with the API's messages)."""
@@ -246,6 +267,8 @@ def setting_form_field(setting: Setting) -> forms.Field:
             return forms.BooleanField(required=False, label=label)
         case Kind.CUTOFFS:
             return CutoffsField(label=label)
+        case Kind.WEIGHTS:
+            return WeightsField(label=label)
         case _:  # a measure name
             return forms.CharField(max_length=setting.max_length, label=label)
 

@@ -118,6 +118,9 @@ def setting_serializer_field(setting: Setting, *, request: bool = False) -> seri
             return serializers.BooleanField(**options)
         case Kind.CUTOFFS:
             return serializers.ListField(child=integer(min_value=1), min_length=1, **options)
+        case Kind.WEIGHTS:
+            number = StrictFloatField if request else serializers.FloatField
+            return serializers.ListField(child=number(min_value=0), min_length=1, allow_null=True, **options)
         case _:  # a measure name
             return (StrictCharField if request else serializers.CharField)(
                 max_length=setting.max_length, **options

@@ -1,5 +1,6 @@
 """Campaign bundles (JSON), their settings and TREC runs, checked whole into plain data."""
 
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -10,6 +11,7 @@ from annotation.errors import InputError
 from annotation.errors import InputErrorCode as Code
 from annotation.models import Document, RankingModel, Verdict, default_scale
 from trec.files import RankedRun, TrecFormatError, TrecTooLargeError, read_run_ranked
+from trec.measures import parse_measure
 
 # How `Reader.get` reads a setting of each plain kind: a number may be written as an integer.
 READ_AS: dict[Kind, type | tuple[type, ...]] = {
@@ -105,7 +107,44 @@ def parse_settings(raw: Any, reader: Reader) -> dict[str, Any]:
             Code.INVALID_VALUE, f"settings.{unknown[0]}", f"is not a setting ({', '.join(SETTING_NAMES)})"
         )
     values = {setting.name: raw.get(setting.name, setting.default_value) for setting in CAMPAIGN_SETTINGS}
-    return {setting.name: _parse_setting(setting, values, reader) for setting in CAMPAIGN_SETTINGS}
+    settings = {setting.name: _parse_setting(setting, values, reader) for setting in CAMPAIGN_SETTINGS}
+    _check_weights_cover(settings, reader)
+    return settings
+
+
+MAX_POSITION_WEIGHTS = 1000
+DISCOUNTED = ("DCG", "nDCG")
+
+
+def _parse_weights(value: Any, path: str, reader: Reader) -> list[float] | None:
+    if value is None:
+        return None
+    if not isinstance(value, list) or not value:
+        raise reader.error(Code.INVALID_VALUE, path, "must be null or a non-empty list of numbers")
+    if len(value) > MAX_POSITION_WEIGHTS:
+        raise reader.error(Code.INVALID_VALUE, path, f"holds more than {MAX_POSITION_WEIGHTS} weights")
+    for rank, weight in enumerate(value, start=1):
+        if isinstance(weight, bool) or not isinstance(weight, int | float):
+            raise reader.error(Code.WRONG_TYPE, path, f"the weight of rank {rank} must be a number")
+        if not (math.isfinite(weight) and weight >= 0):
+            raise reader.error(Code.INVALID_VALUE, path, f"the weight of rank {rank} must be finite and ≥ 0")
+    return [float(weight) for weight in value]
+
+
+def _check_weights_cover(settings: dict[str, Any], reader: Reader) -> None:
+    """Position weights stand in for the discount of each rank: the reported nDCG@k and a DCG-family
+    primary measure need one weight per rank (the measures' own rule, `metrics.compute.ranking`)."""
+    weights = settings["position_weights"]
+    if weights is None:
+        return
+    deepest = max(settings["cutoffs"])
+    if deepest > len(weights):
+        message = f"{len(weights)} weights are fewer than the deepest cut-off, {deepest}: give one per rank"
+        raise reader.error(Code.INVALID_VALUE, "settings.position_weights", message)
+    primary = parse_measure(settings["primary_measure"])
+    if primary.family in DISCOUNTED and (primary.k is None or primary.k > len(weights)):
+        message = f"{primary} needs a cut-off of at most {len(weights)} with position weights"
+        raise reader.error(Code.INVALID_VALUE, "settings.primary_measure", message)
 
 
 def _parse_setting(setting: Setting, values: dict[str, Any], reader: Reader) -> Any:
@@ -124,6 +163,8 @@ def _parse_setting(setting: Setting, values: dict[str, Any], reader: Reader) -> 
         ):
             raise reader.error(Code.INVALID_VALUE, path, "must be a non-empty list of positive integers")
         return setting.normal(cutoffs)
+    if setting.kind is Kind.WEIGHTS:
+        return _parse_weights(values[name], path, reader)
     if setting.kind is Kind.MEASURE:
         try:
             measure = setting.normal(reader.get(values, name, path, str))

@@ -6,7 +6,15 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from annotation.choices import Aggregation, Gain, GSBScale, TaskOrder, default_cutoffs, default_scale
+from annotation.choices import (
+    Aggregation,
+    Gain,
+    GSBScale,
+    NoveltyPopularity,
+    TaskOrder,
+    default_cutoffs,
+    default_scale,
+)
 
 
 class JudgingStandard(models.Model):
@@ -52,6 +60,33 @@ class Campaign(models.Model):
     cutoffs = models.JSONField(default=default_cutoffs, help_text="The k of every reported nDCG@k.")
     gain = models.CharField(max_length=16, choices=Gain, default=Gain.EXPONENTIAL)
     aggregation = models.CharField(max_length=16, choices=Aggregation, default=Aggregation.MEAN)
+    # Diversity and custom discounts (see metrics.compute.ranking and metrics.compute.diversity).
+    position_weights = models.JSONField(
+        null=True,
+        blank=True,
+        default=None,
+        help_text=(
+            "One weight per rank, rank 1 first, in place of DCG's 1 / log2(rank + 1) discount "
+            "(a promoted slot weighted 0.8 instead of 1); at least as many as the deepest cut-off; "
+            "null: the log2 discount."
+        ),
+    )
+    redundancy_aware = models.BooleanField(
+        default=False,
+        help_text=(
+            "In nDCG and DCG, a result annotators marked a near-duplicate of a higher one gains nothing."
+        ),
+    )
+    alpha = models.FloatField(
+        default=0.5,
+        help_text=(
+            "How much a second document serving an intent is worth less in α-nDCG: 0 not at all, 1 nothing "
+            "(ndeval's default 0.5)."
+        ),
+    )
+    novelty_popularity = models.CharField(
+        max_length=16, choices=NoveltyPopularity, default=NoveltyPopularity.BUNDLE
+    )
     # The launch rule's thresholds (see metrics.compute.decision).
     launch_min_gsb = models.FloatField(default=0.05, help_text="Smallest GSB that may launch.")
     launch_alpha = models.FloatField(default=0.05, help_text="Significance level of the guarded measures.")
@@ -107,6 +142,7 @@ class Campaign(models.Model):
                 condition=Q(launch_alpha__gt=0) & Q(launch_alpha__lt=1), name="campaign_launch_alpha_in_0_1"
             ),
             models.CheckConstraint(condition=Q(min_queries__gte=1), name="campaign_min_queries_positive"),
+            models.CheckConstraint(condition=Q(alpha__gte=0) & Q(alpha__lte=1), name="campaign_alpha_in_0_1"),
             models.CheckConstraint(
                 condition=Q(min_coverage__gte=0) & Q(min_coverage__lte=1), name="campaign_min_coverage_in_0_1"
             ),

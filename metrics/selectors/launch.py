@@ -138,16 +138,18 @@ class LaunchReport:
 
 
 def report_measures(campaign: Campaign) -> tuple[list[str], str]:
-    """nDCG@k of every cut-off, nDCG, AP, RR, P@k and Judged@k (k the largest cut-off), and the primary."""
+    """nDCG@k of every cut-off, nDCG (not with position weights: it has no cut-off), AP, RR, P@k and
+    Judged@k (k the largest cut-off), and the primary."""
     k = max(campaign.cutoffs, default=10)
     names = [f"nDCG@{cutoff}" for cutoff in sorted(campaign.cutoffs)]
-    names += ["nDCG", "AP", "RR", f"P@{k}", f"Judged@{k}"]
+    names += [*(["nDCG"] if campaign.position_weights is None else []), "AP", "RR", f"P@{k}", f"Judged@{k}"]
     primary = str(parse_measure(campaign.primary_measure))
     return list(dict.fromkeys([*names, primary])), primary
 
 
 def ranking_settings(campaign: Campaign) -> RankingSettings:
-    return RankingSettings(gain=Gain(campaign.gain))
+    weights = campaign.position_weights
+    return RankingSettings(gain=Gain(campaign.gain), position_weights=tuple(weights) if weights else None)
 
 
 def report_settings(campaign: Campaign) -> dict:

@@ -22,19 +22,24 @@ def manager(client, make_user):
     return client
 
 
+FLAGS = ("auto_same_identical", "reuse_labels", "redundancy_aware")
+
+
 def settings_post(campaign, **changes) -> dict:
     data = {
         "description": campaign.description,
         "guidelines": campaign.guidelines,
         "scale": json.dumps(campaign.scale),
         "cutoffs": ", ".join(map(str, campaign.cutoffs)),
+        "position_weights": ", ".join(map(str, campaign.position_weights or [])),
         **{
             key: getattr(campaign, key)
             for key in SETTING_NAMES
-            if key not in ("cutoffs", "auto_same_identical", "reuse_labels")
+            if key
+            not in ("cutoffs", "position_weights", "auto_same_identical", "reuse_labels", "redundancy_aware")
         },
     }
-    for flag in ("auto_same_identical", "reuse_labels"):
+    for flag in FLAGS:
         if getattr(campaign, flag):
             data[flag] = "on"
     data.update(changes)
@@ -67,6 +72,8 @@ def _another_value(setting: Setting, current):
         candidates = [[2, 4], [3]]
     elif setting.kind is Kind.MEASURE:
         candidates = ["AP", "RR"]
+    elif setting.kind is Kind.WEIGHTS:
+        candidates = [[1.0, 0.8] + [1.0 / rank for rank in range(3, 13)], [1.0] * 12]
     elif setting.kind is Kind.INTEGER:
         candidates = [setting.low + 1, setting.low + 2]
     else:
