@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotation', '0019_diversity_data'),
+        ('annotation', '0020_profile_language'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
