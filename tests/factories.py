@@ -233,12 +233,18 @@ ROUTES = [
         "reviewers, managers",
         "campaign overview: models, measures",
     ),
+    (
+        "GET",
+        "/metrics/campaigns/{campaign_id}/decision/",
+        "reviewers, managers",
+        "the current decision, as the home page shows it (HTML)",
+    ),
     ("GET", "/metrics/campaigns/{campaign_id}/compare/{model}/", "reviewers, managers", "launch comparison"),
     (
         "GET",
         "/metrics/campaigns/{campaign_id}/compare/{model}/report.{format}",
         "reviewers, managers",
-        "launch report download (json, html, csv, md)",
+        "launch report download (json, html, csv, summary.csv, md)",
     ),
     (
         "GET",
