@@ -7,6 +7,7 @@ app_name = "metrics"
 urlpatterns = [
     path("campaigns/<int:campaign_id>/quality/", quality.quality, name="campaign_quality"),
     path("campaigns/<int:campaign_id>/", launch.overview, name="campaign_overview"),
+    path("campaigns/<int:campaign_id>/decision/", launch.decision_badge, name="decision_badge"),
     path("campaigns/<int:campaign_id>/compare/<str:model>/", launch.comparison, name="comparison"),
     path(
         "campaigns/<int:campaign_id>/compare/<str:model>/report.<str:format>",

@@ -8,7 +8,7 @@ from django.views.decorators.http import require_GET
 
 from annotation.models import Campaign
 from annotation.roles import can_annotate, can_manage, can_review, role_required
-from annotation.selectors.campaigns import campaign_progress
+from annotation.selectors.campaigns import campaign_progress, campaigns_summary
 from annotation.selectors.labels import campaign_label_stamp
 from annotation.selectors.workbench import annotator_campaigns
 
@@ -20,10 +20,15 @@ def healthz(request):
 
 @login_required
 def home(request):
+    """An annotator's campaigns with their own progress; a reviewer's or manager's, every campaign with the
+    team's progress, disputes waiting and last label (the decision is fetched by the page)."""
+    campaigns = annotator_campaigns(annotator=request.user)
+    reviewer = can_review(request.user)
+    summaries = campaigns_summary(campaigns=[row.campaign for row in campaigns]) if reviewer else {}
     context = {
-        "campaigns": annotator_campaigns(annotator=request.user),
+        "campaigns": [(row, summaries.get(row.campaign.pk)) for row in campaigns],
         "can_annotate": can_annotate(request.user),
-        "can_review": can_review(request.user),
+        "can_review": reviewer,
         "can_manage": can_manage(request.user),
     }
     return render(request, "annotation/home.html", context)

@@ -68,6 +68,16 @@ def report_download(request, campaign_id: int, model: str, format: str):
 
 @role_required(can_review)
 @reads_from_replica
+def decision_badge(request, campaign_id: int):
+    """The campaign's current decision as a small piece of HTML: the home page fetches one per campaign
+    after it has shown, so a slow report holds up no other row."""
+    campaign = get_object_or_404(Campaign, pk=campaign_id)
+    report = launch_report_build(campaign=campaign, agreement=False)
+    return render(request, "metrics/_decision_badge.html", {"report": report})
+
+
+@role_required(can_review)
+@reads_from_replica
 def query_detail(request, campaign_id: int, query_id: int):
     campaign = get_object_or_404(Campaign, pk=campaign_id)
     try:

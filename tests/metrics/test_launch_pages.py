@@ -13,6 +13,7 @@ from annotation.models import Query
 from annotation.services.campaigns import campaign_import
 from annotation.services.label_import import labels_import
 from metrics.selectors.drilldown import VerdictCounts
+from metrics.selectors.launch import launch_report_build
 from tests.factories import launch_page_urls, worked_campaign
 
 
@@ -202,3 +203,35 @@ def test_a_decided_campaign_does_not_poll(client, worked, make_user):
     client.force_login(make_user("rev", "reviewer"))
     overview = client.get(reverse("metrics:campaign_overview", args=[worked.pk])).content.decode()
     assert "auto_refresh.js" not in overview and "data-label-stamp" not in overview
+
+
+def test_a_managers_home_shows_each_campaigns_progress_disputes_last_label_and_decision(
+    client, worked, make_user, django_assert_max_num_queries
+):
+    # A second grade for one task, apart from the first: a dispute waiting for a reviewer.
+    labels_import(
+        campaign=worked, judgments=[JudgmentRow(0, "other", "q1", "d", 3)], preferences=[], source="test"
+    )
+    client.force_login(make_user("boss", "manager"))
+    with django_assert_max_num_queries(25):
+        response = client.get(reverse("annotation:home"))
+    ((row, summary),) = response.context["campaigns"]
+    assert (row.done, row.remaining) == (0, 0)  # the manager's own labels: none
+    relevance, side_by_side = summary.kinds
+    assert (summary.complete, summary.tasks) == (relevance.complete + side_by_side.complete, 15 + 4)
+    assert summary.disputes_waiting == 1 and summary.last_label is not None
+    page = response.content.decode()
+    assert f"{summary.complete} of 19 tasks" in page and "ago" in page
+    assert reverse("annotation:review_queue", args=[worked.pk]) in page
+    badge_url = reverse("metrics:decision_badge", args=[worked.pk])
+    assert f'data-decision-url="{badge_url}"' in page and "judgeboard/home.js" in page
+    badge = client.get(badge_url).content.decode()
+    report = launch_report_build(campaign=worked)
+    assert f"decision-{report.decision.outcome.value}" in badge and "Do not launch" in badge
+
+
+def test_an_annotators_home_shows_their_own_work_and_no_decision(client, worked, make_user):
+    client.force_login(make_user("ann2", "annotator"))
+    page = client.get(reverse("annotation:home")).content.decode()
+    assert "Remaining" in page and "data-decision-url" not in page and "Disputes waiting" not in page
+    assert client.get(reverse("metrics:decision_badge", args=[worked.pk])).status_code == 403

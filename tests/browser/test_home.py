@@ -1,0 +1,37 @@
+"""A manager's home page in Chromium: every campaign with its progress, decision, disputes and last label."""
+
+from io import StringIO
+
+import pytest
+from django.contrib.auth.models import Group
+from django.core.management import call_command
+from django.urls import reverse
+
+from annotation.models import Campaign
+from annotation.roles import Role
+from annotation.services.demo import DEMO_NAME
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def demo(transactional_db, settings):
+    settings.DEBUG = True  # load_demo refuses to create its logins otherwise
+    for role in Role:
+        Group.objects.get_or_create(name=role)  # a flushed database has no groups
+    call_command("load_demo", stdout=StringIO())
+    return Campaign.objects.get(name=DEMO_NAME)
+
+
+def test_a_managers_home_shows_what_each_campaign_needs(demo, browser_page, screenshot_dir):
+    page = browser_page
+    page.goto(reverse("login"))
+    page.fill("#id_username", "manager")
+    page.fill("#id_password", "demo")
+    page.click("button[type=submit]")
+    page.wait_for_selector(".decision-cell .decision-badge")
+    row = page.locator("table.campaigns tbody tr", has_text=DEMO_NAME)
+    assert "tasks" in row.locator(".campaign-progress").inner_text()
+    assert row.locator(".decision-badge").inner_text().strip()
+    assert "ago" in row.inner_text()
+    page.screenshot(path=screenshot_dir / "home-manager.png", full_page=True)
