@@ -4,7 +4,9 @@
 import sys
 
 
-def progress_bar(total: int, description: str, *, unit: str = "row", after_seconds: float = 0, file=None):
+def progress_bar(
+    total: int | None, description: str, *, unit: str = "row", after_seconds: float = 0, file=None
+):
     """A tqdm bar on a terminal (`file`, else standard error), shown once `after_seconds` passed (short work
     shows none); nothing when output is piped or logged. With unit "B", counts show as KB, MB..."""
     from tqdm import tqdm

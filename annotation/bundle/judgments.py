@@ -1,12 +1,11 @@
 """Judgment files (JSONL): one grade or one side-by-side verdict per line."""
 
-import json
 import re
 from dataclasses import dataclass
 
 from django.contrib.auth.validators import UnicodeUsernameValidator
 
-from annotation.bundle.reading import Reader, json_decode
+from annotation.bundle.reading import Reader, load_json_line
 from annotation.errors import InputErrorCode as Code
 from annotation.models import Verdict
 
@@ -47,14 +46,7 @@ def parse_judgment_lines(
         if not line.strip():
             continue
         reader = Reader(source, number)
-        try:
-            raw = json_decode(line)
-        except json.JSONDecodeError as exc:
-            raise reader.error(Code.MALFORMED, "", f"malformed JSON: {exc.msg}") from None
-        except ValueError as exc:
-            raise reader.error(Code.MALFORMED, "", f"malformed JSON: {exc}") from None
-        except RecursionError:
-            raise reader.error(Code.MALFORMED, "", "malformed JSON: nested too deeply") from None
+        raw = load_json_line(line, reader)
         row = reader.obj(reader.refuse_bad_text(raw), "(line)")
         annotator = reader.text(row, "annotator", "annotator", max_length=150)
         if not USERNAME.match(annotator):

@@ -4,8 +4,10 @@ import gzip
 import json
 import math
 import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO, cast
 
 from annotation.errors import InputError
 from annotation.errors import InputErrorCode as Code
@@ -94,6 +96,11 @@ def _no_constant(name: str):
     raise ValueError(f"{name} is not a number JSON allows")
 
 
+def json_decoder() -> json.JSONDecoder:
+    """A decoder of JSON as the standard allows it: NaN and Infinity refused (Python's json accepts them)."""
+    return json.JSONDecoder(parse_constant=_no_constant)
+
+
 def json_decode(text: str) -> Any:
     """JSON as the standard allows it: NaN and Infinity refused (Python's json accepts them)."""
     return json.loads(text, parse_constant=_no_constant)
@@ -112,15 +119,15 @@ def load_json(text: str, source: str) -> Any:
         raise InputError(Code.MALFORMED, "malformed JSON: nested too deeply", source=source) from None
 
 
-def read_text_file(path: str | Path, source: str, max_bytes: int | None = None) -> str:
-    """A file's text: UTF-8, gunzipped first when it starts with gzip's signature. More than `max_bytes`
-    (once gunzipped) is refused as it is read: a small file that inflates to gigabytes takes no more memory
-    than `max_bytes`."""
+@contextmanager
+def _opened(path: str | Path, source: str) -> Iterator[tuple[BinaryIO, bool]]:
+    """The file's bytes, gunzipped when it starts with gzip's signature, and whether it did; a file that
+    cannot be read, or a broken gzip stream, is an `InputError` of `source` wherever the reading fails."""
     try:
         with open(path, "rb") as file:
             gzipped = file.read(2) == b"\x1f\x8b"
             file.seek(0)
-            raw = _read_bounded(gzip.GzipFile(fileobj=file) if gzipped else file, max_bytes)
+            yield cast(BinaryIO, gzip.GzipFile(fileobj=file)) if gzipped else file, gzipped
     except OSError as exc:
         if isinstance(exc, gzip.BadGzipFile):
             raise InputError(Code.MALFORMED, f"not a valid gzip file: {exc}", source=source) from None
@@ -128,6 +135,14 @@ def read_text_file(path: str | Path, source: str, max_bytes: int | None = None) 
     except (EOFError, zlib.error) as exc:
         message = f"not a valid gzip file: {exc or 'truncated'}"
         raise InputError(Code.MALFORMED, message, source=source) from None
+
+
+def read_text_file(path: str | Path, source: str, max_bytes: int | None = None) -> str:
+    """A file's text: UTF-8, gunzipped first when it starts with gzip's signature. More than `max_bytes`
+    (once gunzipped) is refused as it is read: a small file that inflates to gigabytes takes no more memory
+    than `max_bytes`."""
+    with _opened(path, source) as (stream, gzipped):
+        raw = _read_bounded(stream, max_bytes)
     if raw is None:
         grown = "inflates to" if gzipped else "is"
         raise InputError(Code.TOO_LARGE, f"{grown} more than {max_bytes} bytes", source=source)
@@ -147,3 +162,42 @@ def _read_bounded(file, max_bytes: int | None) -> bytes | bytearray | None:
         if len(raw) > max_bytes:
             return None
     return raw
+
+
+MAX_LINE_BYTES = 1 << 16
+
+
+def text_lines(path: str | Path, source: str, max_bytes: int | None = None) -> Iterator[tuple[int, str]]:
+    """A file's lines as (number, text), read as a stream: gunzipped first when it starts with gzip's
+    signature, each line UTF-8 and at most MAX_LINE_BYTES, more than `max_bytes` in all (once gunzipped)
+    refused as it is read. Memory holds one buffer and one line, whatever the file's size."""
+    with _opened(path, source) as (stream, gzipped):
+        total = 0
+        number = 0
+        while raw := stream.readline(MAX_LINE_BYTES + 1):
+            number += 1
+            total += len(raw)
+            if max_bytes is not None and total > max_bytes:
+                grown = "inflates to" if gzipped else "is"
+                raise InputError(Code.TOO_LARGE, f"{grown} more than {max_bytes} bytes", source=source)
+            if len(raw) > MAX_LINE_BYTES:
+                message = f"the line is longer than {MAX_LINE_BYTES} bytes"
+                raise InputError(Code.TOO_LARGE, message, source=source, line=number)
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                message = f"not UTF-8 text (byte {exc.start})"
+                raise InputError(Code.MALFORMED, message, source=source, line=number) from None
+            yield number, text
+
+
+def load_json_line(text: str, reader: Reader) -> Any:
+    """One line's JSON, its problems located at the reader's line."""
+    try:
+        return json_decode(text)
+    except json.JSONDecodeError as exc:
+        raise reader.error(Code.MALFORMED, "", f"malformed JSON: {exc.msg}") from None
+    except ValueError as exc:
+        raise reader.error(Code.MALFORMED, "", f"malformed JSON: {exc}") from None
+    except RecursionError:
+        raise reader.error(Code.MALFORMED, "", "malformed JSON: nested too deeply") from None

@@ -28,6 +28,7 @@ from annotation.models.campaigns import (
     document_pks_pack,
     document_pks_unpack,
 )
+from annotation.models.interactions import Impression, InteractionLog
 from annotation.models.labels import (
     Adjudication,
     AnnotatorExclusion,
@@ -52,6 +53,8 @@ __all__ = [
     "GSBScale",
     "Gain",
     "HandedOutTask",
+    "Impression",
+    "InteractionLog",
     "JudgingStandard",
     "Judgment",
     "LabelRevision",

@@ -1,0 +1,106 @@
+"""Importing interaction logs into a campaign: streamed, checked line by line, all or nothing."""
+
+from collections.abc import Iterable
+
+from django.db import connection, transaction
+
+from annotation.bundle.interactions import ImpressionRow, InteractionLogReader
+from annotation.errors import InputError
+from annotation.errors import InputErrorCode as Code
+from annotation.models import Campaign, Document, Impression, InteractionLog, Query, RankingModel
+from plumbing.bulk import Progress, batched, rows_insert, rows_insert_pks
+
+# Rows checked and held before they are written: the memory an import needs, whatever the log's length.
+CHUNK_ROWS = 50_000
+IMPRESSION_FIELDS = [
+    "campaign_id",
+    "log_id",
+    "query_id",
+    "model_id",
+    "document_id",
+    "request",
+    "session",
+    "position",
+    "clicked",
+    "dwell",
+    "cart",
+    "purchase",
+    "rating",
+]
+# Their PostgreSQL types: seven keys and numbers, then position, clicked, dwell, cart, purchase, rating.
+COPY_TYPES = ["int8"] * 7 + ["int4", "bool", "float8", "bool", "bool", "float8"]
+
+
+@transaction.atomic
+def interaction_log_import(
+    *,
+    campaign: Campaign,
+    lines: Iterable[tuple[int, str]],
+    source: str,
+    created_by=None,
+    progress: Progress | None = None,
+) -> InteractionLog:
+    """Write a log's impressions (`lines`: (number, text), e.g. `bundle.reading.text_lines`) as one more log
+    of the campaign. Queries and models must be the campaign's; a document it does not have yet is added (a
+    live list shows documents no run listed). Any bad line fails the whole import with its file, line and
+    field, and nothing is written. On PostgreSQL the rows go in by binary COPY, a chunk at a time."""
+    if campaign.archived_at is not None:
+        raise InputError(Code.INVALID_VALUE, "the campaign is archived: restore it to add logs")
+    reader = InteractionLogReader(
+        source,
+        queries=dict(Query.objects.filter(campaign=campaign).values_list("external_id", "pk")),
+        models=dict(RankingModel.objects.filter(campaign=campaign).values_list("name", "pk")),
+    )
+    documents = dict(Document.objects.filter(campaign=campaign).values_list("external_id", "pk"))
+    log = InteractionLog.objects.create(campaign=campaign, source=source[-255:], created_by=created_by)
+    types = _copy_types()
+    impressions = clicks = added = 0
+    for chunk in batched(reader.rows(lines), CHUNK_ROWS):
+        added += _documents_add(campaign, chunk, documents)
+        rows_insert(Impression, IMPRESSION_FIELDS, _values(campaign.pk, log.pk, chunk, documents), types)
+        impressions += len(chunk)
+        clicks += sum(row.clicked for row in chunk)
+        if progress:
+            progress(len(chunk))
+    if impressions == 0:
+        raise InputError(Code.MISSING_FIELD, "the log has no impressions", source=source)
+    log.impressions, log.requests, log.clicks = impressions, reader.requests, clicks
+    log.sessions, log.documents_added = bool(reader.sessions), added
+    log.save(update_fields=["impressions", "requests", "clicks", "sessions", "documents_added"])
+    return log
+
+
+def _documents_add(campaign: Campaign, chunk: list[ImpressionRow], documents: dict[str, int]) -> int:
+    """Create the chunk's documents the campaign does not have (bare, as a run's), in the order they first
+    appear; `documents` learns their keys."""
+    new = list(dict.fromkeys(row.document for row in chunk if row.document not in documents))
+    if new:
+        rows = ((campaign.pk, external_id, "", "", "") for external_id in new)
+        fields = ["campaign_id", "external_id", "title", "url", "body"]
+        pks = rows_insert_pks(Document, fields, rows, len(new))
+        documents.update(zip(new, pks, strict=True))
+    return len(new)
+
+
+def _values(campaign: int, log: int, chunk: list[ImpressionRow], documents: dict[str, int]):
+    for row in chunk:
+        yield (
+            campaign,
+            log,
+            row.query,
+            row.model,
+            documents[row.document],
+            row.request,
+            row.session,
+            row.position,
+            row.clicked,
+            row.dwell,
+            row.cart,
+            row.purchase,
+            row.rating,
+        )
+
+
+def _copy_types() -> list[str] | None:
+    """The columns' PostgreSQL types, for a binary COPY (None elsewhere)."""
+    return COPY_TYPES if connection.vendor == "postgresql" else None
