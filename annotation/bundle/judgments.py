@@ -10,6 +10,7 @@ from annotation.errors import InputErrorCode as Code
 from annotation.models import Verdict
 
 USERNAME = re.compile(UnicodeUsernameValidator.regex)  # anchored: ^...\Z
+EXPORT_RECORDS = ("final", "skip")  # the export's lines that are no annotator's label
 
 
 @dataclass(frozen=True)
@@ -39,7 +40,8 @@ class PreferenceRow:
 def parse_judgment_lines(
     lines, source: str, *, scale_values: set[int]
 ) -> tuple[list[JudgmentRow], list[PreferenceRow]]:
-    """Read JSONL labels: a grade has `document` and `grade`, a side-by-side verdict `model` and `verdict`."""
+    """Read JSONL labels: a grade has `document` and `grade`, a side-by-side verdict `model` and `verdict`;
+    the export's `"record": "final"` and `"record": "skip"` lines are read past."""
     judgments: list[JudgmentRow] = []
     preferences: list[PreferenceRow] = []
     for number, line in enumerate(lines, start=1):
@@ -48,6 +50,12 @@ def parse_judgment_lines(
         reader = Reader(source, number)
         raw = load_json_line(line, reader)
         row = reader.obj(reader.refuse_bad_text(raw), "(line)")
+        if "record" in row:
+            # A reviewer's final label or a skip, as the export writes them: not a label to import.
+            if row["record"] not in EXPORT_RECORDS:
+                expected = ", ".join(EXPORT_RECORDS)
+                raise reader.error(Code.INVALID_VALUE, "record", f"must be one of {expected}")
+            continue
         annotator = reader.text(row, "annotator", "annotator", max_length=150)
         if not USERNAME.match(annotator):
             raise reader.error(

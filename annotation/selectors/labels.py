@@ -4,17 +4,19 @@ label pool gave a campaign, and the stamp that tells results pages their labels 
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from django.db.models import Count, Max, Q
+from django.db.models import Count, F, Max, Q
 
 from annotation.models import (
     Adjudication,
     AnnotatorExclusion,
+    Assignment,
     Campaign,
     Judgment,
     Preference,
     RelevanceTask,
     SideBySideTask,
 )
+from annotation.task_kinds import RELEVANCE, SIDE_BY_SIDE
 
 
 @dataclass(frozen=True)
@@ -84,7 +86,10 @@ def campaign_label_stamp(*, campaign: Campaign) -> str:
 
 
 def campaign_labels_export(*, campaign: Campaign) -> Iterator[dict]:
-    """Every raw label of a campaign as the JSONL objects `import_judgments` reads (a lossless round trip)."""
+    """Every raw label of a campaign as the JSONL objects `import_judgments` reads (a lossless round trip),
+    then the reviewers' work: each final label (`"record": "final"`: the reviewer's grade or verdict, their
+    reason, and how many raw labels it overrode) and each skip (`"record": "skip"`: who, which task, why),
+    which `import_judgments` reads past."""
     judgments = (
         Judgment.objects.filter(task__campaign=campaign)
         .order_by("task__query__external_id", "task__document__external_id", "annotator__username")
@@ -128,6 +133,65 @@ def campaign_labels_export(*, campaign: Campaign) -> Iterator[dict]:
             row["strength"] = strength
         row["experimental_side"] = "left" if on_left else "right"
         yield _with_optional(row, comment, seconds)
+    yield from _final_labels(campaign)
+    yield from _skips(campaign)
+
+
+def _final_labels(campaign: Campaign) -> Iterator[dict]:
+    """Adjudications as records: the final label, the reviewer and reason, and `overrides`: the raw labels
+    that say otherwise (a grade or verdict other than the final one)."""
+    kinds = (
+        (RELEVANCE, "grade", "judgments", "document", "document__external_id"),
+        (SIDE_BY_SIDE, "verdict", "preferences", "model", "experimental_model__name"),
+    )
+    for kind, label, labels, key, subject in kinds:
+        task = kind.assignment_field
+        differing = ~Q(**{f"{task}__{labels}__{label}": F(label)})
+        rows = (
+            Adjudication.objects.filter(**{f"{task}__campaign": campaign})
+            .annotate(overrides=Count(f"{task}__{labels}", filter=differing))
+            .order_by(f"{task}__query__external_id", f"{task}__{subject}")
+            .values_list(
+                f"{task}__query__external_id",
+                f"{task}__{subject}",
+                label,
+                "reviewer__username",
+                "reason",
+                "overrides",
+            )
+        )
+        for query, about, value, reviewer, reason, overrides in rows.iterator(chunk_size=5000):
+            yield {
+                "record": "final",
+                "query": query,
+                key: about,
+                label: value,
+                "reviewer": reviewer,
+                "reason": reason,
+                "overrides": overrides,
+            }
+
+
+def _skips(campaign: Campaign) -> Iterator[dict]:
+    rows = (
+        Assignment.objects.filter(campaign=campaign, status=Assignment.Status.SKIPPED)
+        .order_by("annotator__username", "finished_at", "pk")
+        .values_list(
+            "annotator__username",
+            "relevance_task__query__external_id",
+            "relevance_task__document__external_id",
+            "side_by_side_task__query__external_id",
+            "side_by_side_task__experimental_model__name",
+            "skip_reason",
+        )
+    )
+    for annotator, query, document, sbs_query, model, reason in rows.iterator(chunk_size=5000):
+        task = (
+            {"query": query, "document": document}
+            if query is not None
+            else {"query": sbs_query, "model": model}
+        )
+        yield {"record": "skip", "annotator": annotator, **task, "reason": reason}
 
 
 def _with_optional(row: dict, comment: str, seconds: float | None) -> dict:

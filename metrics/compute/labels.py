@@ -264,3 +264,15 @@ def disputed_tasks(task: np.ndarray, value: np.ndarray, *, n_tasks: int) -> tupl
     np.maximum.at(high, task, value)
     labelled = np.bincount(task, minlength=n_tasks) > 0
     return labelled, labelled & (high > low)
+
+
+def overridden_labels(label_task: ArrayLike, label_value: ArrayLike, final: TaskLabels) -> int:
+    """How many raw labels a reviewer's final labels overrode: those of an adjudicated task whose value
+    differs from its final one (`label_task` indexes tasks, as `final.task` does)."""
+    label_task, label_value = np.asarray(label_task, dtype=np.int64), np.asarray(label_value, dtype=float)
+    task, value = np.asarray(final.task, dtype=np.int64), np.asarray(final.label, dtype=float)
+    if task.size == 0 or label_task.size == 0:
+        return 0
+    order = np.argsort(task)
+    where, found = sorted_find(task[order], label_task)
+    return int((found & (label_value != value[order][where])).sum())

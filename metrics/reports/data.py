@@ -160,6 +160,7 @@ def report_data(report: LaunchReport) -> dict:
         "aggregation": aggregation_data(report.aggregation),
         "exclusions": exclusions_data(report),
         "reuse": report.reuse.as_dict(),
+        "reviews": report.reviews.as_dict(),
         "settings": report.settings,
     }
 

@@ -60,6 +60,7 @@ def _csv_metadata(data: dict) -> list[tuple[str, object]]:
     rows += [(f"aggregation.{key}", value) for key, value in data["aggregation"].items()]
     rows += [("exclusions.left_out", " ".join(data["exclusions"]["left_out"]))]
     rows += [(f"reuse.{key}", value) for key, value in data["reuse"].items()]
+    rows += [(f"reviews.{key}", value) for key, value in data["reviews"].items()]
     return rows
 
 

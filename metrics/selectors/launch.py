@@ -6,7 +6,7 @@ and handed to `metrics.compute`: no query per query, label or model.
 """
 
 from concurrent.futures import Future
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import date, datetime
 from typing import Any, TypedDict, Unpack
 
@@ -24,7 +24,7 @@ from annotation.selectors.labels import ReuseSummary, campaign_label_stamp, camp
 from metrics.compute.decision import Coverage as WorkCoverage
 from metrics.compute.decision import Decision, LaunchRule, decide, work_coverage
 from metrics.compute.gsb import GSBSummary, gsb_by_segment, gsb_summary, model_verdicts
-from metrics.compute.labels import columns_sha256
+from metrics.compute.labels import columns_sha256, overridden_labels
 from metrics.compute.layout import RankedLabels, ranked_labels
 from metrics.compute.ranking import Gain, RankingSettings, evaluate_ranked, mean_intervals, weighted_mean
 from metrics.compute.significance import PairedComparison, paired_comparisons
@@ -96,6 +96,35 @@ class Coverage:
 
 
 @dataclass(frozen=True)
+class ReviewSummary:
+    """What reviewers changed: tasks given a final label, and raw labels it overrode (a different value)."""
+
+    adjudicated_grades: int
+    adjudicated_verdicts: int
+    overridden_grades: int
+    overridden_verdicts: int
+
+    @property
+    def overridden(self) -> int:
+        return self.overridden_grades + self.overridden_verdicts
+
+    def as_dict(self) -> dict:
+        return {**asdict(self), "overridden": self.overridden}
+
+
+def _review_summary(data: CampaignEvaluationData) -> ReviewSummary:
+    relevance, sbs = data.relevance, data.side_by_side
+    return ReviewSummary(
+        adjudicated_grades=int(np.asarray(relevance.adjudication.task).size),
+        adjudicated_verdicts=int(np.asarray(sbs.adjudication.task).size),
+        overridden_grades=overridden_labels(
+            relevance.judgment_task, relevance.judgment_grade, relevance.adjudication
+        ),
+        overridden_verdicts=overridden_labels(sbs.preference_task, sbs.preference_verdict, sbs.adjudication),
+    )
+
+
+@dataclass(frozen=True)
 class LabelFingerprint:
     """Tells two label sets apart."""
 
@@ -121,6 +150,7 @@ class LaunchReport:
     fingerprint: LabelFingerprint
     exclusions: list[ExclusionView]  # in force (left out of this report, unless `with_excluded`) and past
     reuse: ReuseSummary  # labels taken from earlier campaigns of the standard
+    reviews: ReviewSummary
     with_excluded: bool = False
 
     @property
@@ -429,6 +459,7 @@ def _launch_report(
         fingerprint=_label_fingerprint(data),
         exclusions=exclusions,
         reuse=reuse,
+        reviews=_review_summary(data),
         with_excluded=with_excluded,
     )
 

@@ -5,7 +5,10 @@ from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 
 from annotation.bundle import parse_bundle
+from annotation.choices import SkipReason
 from annotation.models import Judgment, Preference, RelevanceTask, SideBySideTask
+from annotation.services.adjudication import adjudication_set
+from annotation.services.assignment import task_next, task_skip
 from annotation.services.campaigns import campaign_import
 
 LABELS = [
@@ -63,6 +66,38 @@ def test_export_then_import_is_lossless(campaign, tmp_path, bundle_data):
     call_command("import_judgments", str(copy.pk), str(write_jsonl(tmp_path / "again.jsonl", first)))
     assert export(copy, tmp_path, "second.jsonl") == first
     assert sorted(first, key=json.dumps) == sorted(LABELS, key=json.dumps)
+
+
+def test_the_export_holds_the_reviewers_final_labels_and_the_skips_and_imports_without_them(
+    campaign, tmp_path, bundle_data, make_user
+):
+    call_command("import_judgments", str(campaign.pk), str(write_jsonl(tmp_path / "l.jsonl", LABELS)))
+    reviewer, carol = make_user("rev", "reviewer"), make_user("carol", "annotator")
+    task = RelevanceTask.objects.get(campaign=campaign, query__external_id="q1", document__external_id="d1")
+    adjudication_set(reviewer=reviewer, task=task, grade=2, reason="bob read the guidelines")
+    pair = SideBySideTask.objects.get(campaign=campaign, query__external_id="q1")
+    adjudication_set(reviewer=reviewer, task=pair, verdict="bad", reason="exp drops the answer")
+    lease = task_next(annotator=carol, campaign=campaign)
+    task_skip(annotator=carol, assignment=lease, reason=SkipReason.FOREIGN_LANGUAGE)
+    rows = export(campaign, tmp_path)
+    finals = [row for row in rows if row.get("record") == "final"]
+    assert finals == [
+        {"record": "final", "query": "q1", "document": "d1", "grade": 2, "reviewer": "rev",
+         "reason": "bob read the guidelines", "overrides": 1},  # alice's 3; bob's 2 stands
+        {"record": "final", "query": "q1", "model": "exp", "verdict": "bad", "reviewer": "rev",
+         "reason": "exp drops the answer", "overrides": 2},
+    ]  # fmt: skip
+    (skip,) = [row for row in rows if row.get("record") == "skip"]
+    assert skip["annotator"] == "carol" and skip["reason"] == "foreign_language" and skip["query"]
+    assert ("document" in skip) != ("model" in skip)
+    bundle_data["name"] = "Copy"
+    copy = campaign_import(bundle=parse_bundle(bundle_data, "copy.json"))
+    call_command("import_judgments", str(copy.pk), str(write_jsonl(tmp_path / "again.jsonl", rows)))
+    assert Judgment.objects.filter(task__campaign=copy).count() == 3  # the raw labels only
+    with pytest.raises(CommandError, match="record"):
+        call_command(
+            "import_judgments", str(copy.pk), str(write_jsonl(tmp_path / "bad.jsonl", [{"record": "x"}]))
+        )
 
 
 def test_grade_of_an_unpooled_document_creates_its_task(campaign, tmp_path):

@@ -4,7 +4,14 @@ kind of task."""
 import numpy as np
 import pytest
 
-from metrics.compute.labels import as_judgments, consensus_credit, row_kinds, sorted_find
+from metrics.compute.labels import (
+    TaskLabels,
+    as_judgments,
+    consensus_credit,
+    overridden_labels,
+    row_kinds,
+    sorted_find,
+)
 from metrics.compute.resampling import item_kinds
 
 SCALE = [0.0, 1.0, 2.0, 3.0]
@@ -63,3 +70,11 @@ def test_consensus_credit_matches_label_by_label(seed):
     expected_credit, expected_has = brute_force_credit(task.tolist(), grade.tolist())
     np.testing.assert_allclose(credit, expected_credit, rtol=0, atol=1e-15)
     assert has_consensus.tolist() == expected_has.tolist()
+
+
+def test_overridden_labels_by_hand():
+    # Tasks 0..3; final labels for tasks 2 (grade 1) and 0 (grade 3), unsorted.
+    final = TaskLabels(np.array([2, 0]), np.array([1.0, 3.0]))
+    label_task, label_value = np.array([0, 0, 1, 2, 2, 3]), np.array([3.0, 2.0, 0.0, 0.0, 2.0, 1.0])
+    assert overridden_labels(label_task, label_value, final) == 3  # task 0's 2, task 2's 0 and 2
+    assert overridden_labels(label_task, label_value, TaskLabels(np.array([]), np.array([]))) == 0

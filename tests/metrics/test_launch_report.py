@@ -12,7 +12,8 @@ from django.db import transaction
 from annotation.bundle import JudgmentRow, PreferenceRow, parse_bundle
 from annotation.campaign_settings import CAMPAIGN_SETTINGS, SETTINGS_BY_NAME
 from annotation.errors import InputError
-from annotation.models import Adjudication, Campaign, SideBySideTask
+from annotation.models import Adjudication, Campaign, RelevanceTask, SideBySideTask
+from annotation.services.adjudication import adjudication_set
 from annotation.services.campaigns import campaign_import
 from annotation.services.demo import DEMO_NAME
 from annotation.services.label_import import labels_import
@@ -55,7 +56,16 @@ def test_json_has_the_agreed_shape(worked):
     data = json.loads(report_render(launch_report_build(campaign=worked), "json"))
     assert set(data) == {
         *("campaign", "decision", "reasons", "models", "comparisons", "agreement", "settings"),
-        *("headline", "generated_at", "fingerprint", "coverage", "aggregation", "exclusions", "reuse"),
+        *(
+            "headline",
+            "generated_at",
+            "fingerprint",
+            "coverage",
+            "aggregation",
+            "exclusions",
+            "reuse",
+            "reviews",
+        ),
     }
     assert data["decision"] == "no_launch"
     assert data["reasons"] and all(isinstance(reason, str) for reason in data["reasons"])
@@ -330,3 +340,24 @@ def test_csv_text_cannot_become_a_spreadsheet_formula(worked):
     rows = list(csv.reader(io.StringIO(table)))[1:]
     assert {row[2] for row in rows} == {"'=1+1", "'-2", "q3", "q4"}
     assert all(not cell.startswith(("=", "+", "-", "@")) for row in rows for cell in row)
+
+
+def test_the_report_says_how_many_labels_reviewers_overrode(worked, make_user):
+    reviewer = make_user("rev", "reviewer")
+    task = RelevanceTask.objects.get(campaign=worked, query__external_id="q1", document__external_id="d")
+    adjudication_set(reviewer=reviewer, task=task, grade=2, reason="d answers it")  # ann said 0
+    pair = SideBySideTask.objects.get(campaign=worked, query__external_id="q3")
+    adjudication_set(reviewer=reviewer, task=pair, verdict=pair.preferences.get().verdict, reason="agreed")
+    report = launch_report_build(campaign=worked, n_resamples=200, n_bootstrap=200)
+    assert report.reviews.as_dict() == {
+        "adjudicated_grades": 1,
+        "adjudicated_verdicts": 1,
+        "overridden_grades": 1,
+        "overridden_verdicts": 0,  # the final verdict is the annotator's
+        "overridden": 1,
+    }
+    assert json.loads(report_render(report, "json"))["reviews"]["overridden"] == 1
+    assert "overriding 1 annotators' labels" in report_render(report, "md")
+    assert 'id="reviews"' in report_render(report, "html")
+    summary = dict(list(csv.reader(io.StringIO(report_render(report, "summary.csv"))))[1:])
+    assert summary["reviews.overridden_grades"] == "1"
