@@ -5,6 +5,7 @@ code reads them from there."""
 import random
 
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 SHUFFLE_KEYS = 2**31
 
@@ -27,16 +28,16 @@ def default_cutoffs() -> list[int]:
 
 
 class Gain(models.TextChoices):
-    EXPONENTIAL = "exponential", "Exponential (2^rel − 1)"
-    LINEAR = "linear", "Linear (rel)"
+    EXPONENTIAL = "exponential", _("Exponential (2^rel − 1)")
+    LINEAR = "linear", _("Linear (rel)")
 
 
 class Aggregation(models.TextChoices):
-    MEAN = "mean", "Mean"
-    MEDIAN = "median", "Median"
-    MAJORITY = "majority", "Majority (ties to the lower grade)"
-    WEIGHTED = "weighted", "Reliability-weighted mean"
-    DAWID_SKENE = "dawid_skene", "Dawid–Skene"
+    MEAN = "mean", _("Mean")
+    MEDIAN = "median", _("Median")
+    MAJORITY = "majority", _("Majority (ties to the lower grade)")
+    WEIGHTED = "weighted", _("Reliability-weighted mean")
+    DAWID_SKENE = "dawid_skene", _("Dawid–Skene")
 
 
 class NoveltyPopularity(models.TextChoices):
@@ -47,27 +48,27 @@ class NoveltyPopularity(models.TextChoices):
 
 
 class GSBScale(models.IntegerChoices):
-    THREE_POINT = 3, "3-point (better / same / worse)"
-    FIVE_POINT = 5, "5-point (much / slightly better, same, slightly / much worse)"
+    THREE_POINT = 3, _("3-point (better / same / worse)")
+    FIVE_POINT = 5, _("5-point (much / slightly better, same, slightly / much worse)")
 
 
 class Verdict(models.TextChoices):
     """A side-by-side verdict, always relative to the experimental model."""
 
-    GOOD = "good", "Good"
-    SAME = "same", "Same"
-    BAD = "bad", "Bad"
+    GOOD = "good", _("Good")
+    SAME = "same", _("Same")
+    BAD = "bad", _("Bad")
 
 
 class TaskOrder(models.TextChoices):
     """Which kind of task an annotator is handed first."""
 
-    INTERLEAVED = "interleaved", "Interleaved (side-by-side tasks from the start)"
-    RELEVANCE_FIRST = "relevance_first", "Relevance first"
-    SIDE_BY_SIDE_FIRST = "side_by_side_first", "Side by side first"
+    INTERLEAVED = "interleaved", _("Interleaved (side-by-side tasks from the start)")
+    RELEVANCE_FIRST = "relevance_first", _("Relevance first")
+    SIDE_BY_SIDE_FIRST = "side_by_side_first", _("Side by side first")
 
 
 class SkipReason(models.TextChoices):
-    CANT_LOAD = "cant_load", "Can't load"
-    FOREIGN_LANGUAGE = "foreign_language", "Foreign language"
-    DONT_UNDERSTAND = "dont_understand", "Don't understand"
+    CANT_LOAD = "cant_load", _("Can't load")
+    FOREIGN_LANGUAGE = "foreign_language", _("Foreign language")
+    DONT_UNDERSTAND = "dont_understand", _("Don't understand")

@@ -9,7 +9,7 @@ from django.contrib.auth.forms import AuthenticationForm
 from annotation.bundle.campaign import MODEL_NAME, MODEL_NAME_LENGTH, MODEL_NAME_RULE
 from annotation.campaign_settings import CAMPAIGN_SETTINGS, Kind, Setting
 from annotation.models import SkipReason
-from annotation.roles import Role
+from annotation.roles import ROLE_LABELS, Role
 from annotation.selectors.people import campaign_member_candidates
 from annotation.selectors.review import QueueState
 from annotation.services.labels import SIDES
@@ -99,7 +99,7 @@ def _roles_offer(form: forms.Form, roles: list[Role]) -> None:
     """The form's role field offers `roles` only."""
     field = form.fields["role"]
     assert isinstance(field, forms.ChoiceField)
-    field.choices = [(role.value, role.value) for role in roles]
+    field.choices = [(role.value, ROLE_LABELS[role]) for role in roles]
 
 
 class PersonForm(forms.Form):

@@ -12,6 +12,7 @@ from django.contrib.auth.models import Group
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import connection
 from django.db.models import StringAgg, Value
+from django.utils.translation import pgettext_lazy
 
 from plumbing import rows
 
@@ -20,6 +21,14 @@ class Role(StrEnum):
     ANNOTATOR = "annotator"
     REVIEWER = "reviewer"
     MANAGER = "manager"
+
+
+# A role as the pages name it (the group's name stays English).
+ROLE_LABELS = {
+    Role.ANNOTATOR: pgettext_lazy("role", "annotator"),
+    Role.REVIEWER: pgettext_lazy("role", "reviewer"),
+    Role.MANAGER: pgettext_lazy("role", "manager"),
+}
 
 
 def user_has_role(user, *roles: Role) -> bool:

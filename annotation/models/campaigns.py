@@ -5,6 +5,7 @@ import numpy as np
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 from annotation.choices import (
     Aggregation,
@@ -166,8 +167,8 @@ class Campaign(models.Model):
 
 class RankingModel(models.Model):
     class Role(models.TextChoices):
-        ONLINE = "online", "Online (production)"
-        EXPERIMENTAL = "experimental", "Experimental"
+        ONLINE = "online", _("Online (production)")
+        EXPERIMENTAL = "experimental", _("Experimental")
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="models")
     name = models.CharField(max_length=100)
@@ -289,13 +290,13 @@ class CampaignImport(models.Model):
     attempt beside the files, so a worker that died is told from one still working."""
 
     class Status(models.TextChoices):
-        CHECKING = "checking", "Checking the files"
-        READY = "ready", "Ready to confirm"
-        INVALID = "invalid", "Refused: see the error"
-        IMPORTING = "importing", "Importing"
-        DONE = "done", "Imported"
-        FAILED = "failed", "Failed: nothing was written"
-        CANCELLED = "cancelled", "Cancelled: nothing was written"
+        CHECKING = "checking", _("Checking the files")
+        READY = "ready", _("Ready to confirm")
+        INVALID = "invalid", _("Refused: see the error")
+        IMPORTING = "importing", _("Importing")
+        DONE = "done", _("Imported")
+        FAILED = "failed", _("Failed: nothing was written")
+        CANCELLED = "cancelled", _("Cancelled: nothing was written")
 
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     folder = models.CharField(max_length=100, help_text="The uploaded files' folder under IMPORTS_DIR.")

@@ -4,6 +4,7 @@ exclusions."""
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 from annotation.choices import Verdict
 from annotation.models.campaigns import Campaign
@@ -118,9 +119,9 @@ class LabelRevision(models.Model):
     """The history of a label: who changed what, when, from which value to which."""
 
     class Kind(models.TextChoices):
-        JUDGMENT = "judgment", "Relevance grade"
-        PREFERENCE = "preference", "Side-by-side verdict"
-        ADJUDICATION = "adjudication", "Adjudication"
+        JUDGMENT = "judgment", _("Relevance grade")
+        PREFERENCE = "preference", _("Side-by-side verdict")
+        ADJUDICATION = "adjudication", _("Adjudication")
 
     kind = models.CharField(max_length=16, choices=Kind)
     relevance_task = models.ForeignKey(

@@ -3,6 +3,7 @@
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 from annotation.choices import SkipReason, Verdict, random_shuffle_key
 from annotation.models.campaigns import Campaign, Document, Query, RankingModel
@@ -86,10 +87,10 @@ class Assignment(models.Model):
     """
 
     class Status(models.TextChoices):
-        LEASED = "leased", "Leased"
-        SUBMITTED = "submitted", "Submitted"
-        SKIPPED = "skipped", "Skipped"
-        EXPIRED = "expired", "Expired"
+        LEASED = "leased", _("Leased")
+        SUBMITTED = "submitted", _("Submitted")
+        SKIPPED = "skipped", _("Skipped")
+        EXPIRED = "expired", _("Expired")
 
     annotator = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="assignments"
