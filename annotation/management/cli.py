@@ -4,7 +4,7 @@ is `plumbing.progress`)."""
 from django.core.management.base import CommandError
 
 from annotation.bundle.reading import read_text_file
-from annotation.errors import InputError
+from annotation.errors import InputError, TaskError
 
 
 def read_text(path: str) -> str:
@@ -14,5 +14,5 @@ def read_text(path: str) -> str:
         raise command_error(error) from None
 
 
-def command_error(error: InputError) -> CommandError:
+def command_error(error: InputError | TaskError) -> CommandError:
     return CommandError(str(error))

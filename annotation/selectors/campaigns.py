@@ -41,9 +41,12 @@ def campaign_get(*, identifier: str | int) -> Campaign:
     return campaign
 
 
-def campaign_list(*, viewer, name: str = "") -> QuerySet[Campaign]:
-    """The campaigns `viewer` may see: every one for reviewers and managers, else those open to them."""
-    campaigns = Campaign.objects.all() if can_review(viewer) else campaigns_open(annotator=viewer)
+def campaign_list(*, viewer, name: str = "", archived: bool = False) -> QuerySet[Campaign]:
+    """The campaigns `viewer` may see: every one for reviewers and managers, else those open to them (with
+    `archived`, archived ones too: `campaigns_open`)."""
+    campaigns = (
+        Campaign.objects.all() if can_review(viewer) else campaigns_open(annotator=viewer, archived=archived)
+    )
     campaigns = campaigns.order_by("-created_at", "-pk")
     return campaigns.filter(name__icontains=name) if name else campaigns
 

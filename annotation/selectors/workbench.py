@@ -100,10 +100,12 @@ def _annotator_progress(*, annotator, campaign_ids: list[int]) -> dict[int, dict
     return progress
 
 
-def campaigns_open(*, annotator) -> QuerySet[Campaign]:
-    """The campaigns an annotator may work on: not archived, and open to all or with them as a member."""
+def campaigns_open(*, annotator, archived: bool = False) -> QuerySet[Campaign]:
+    """The campaigns an annotator may work on: not archived, and open to all or with them as a member. With
+    `archived`, the archived ones too: where they ask for work, the answer names the archive, not a 404."""
     memberships = Campaign.members.through.objects.filter(user=annotator).values("campaign")
-    return Campaign.objects.filter(Q(open_to_all=True) | Q(pk__in=memberships), archived_at__isnull=True)
+    campaigns = Campaign.objects.filter(Q(open_to_all=True) | Q(pk__in=memberships))
+    return campaigns if archived else campaigns.filter(archived_at__isnull=True)
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,6 +7,7 @@ from annotation.errors import TaskError, TaskErrorCode
 from annotation.models import Adjudication, LabelRevision, RelevanceTask, SideBySideTask, Verdict
 from annotation.roles import can_review
 from annotation.services.labels import field_needed
+from annotation.services.read_only import campaign_writable_check
 from annotation.task_kinds import task_kind
 
 
@@ -24,13 +25,12 @@ def adjudication_set(
     task; the other is not looked at."""
     if not can_review(reviewer):
         raise PermissionDenied("only reviewers and managers adjudicate")
+    campaign_writable_check(campaign=task.campaign)
     is_relevance = isinstance(task, RelevanceTask)
     if is_relevance and grade is None:
         raise field_needed("grade")
     if not is_relevance and verdict is None:
         raise field_needed("verdict")
-    if task.campaign.archived_at is not None:
-        raise TaskError(TaskErrorCode.ARCHIVED, "This campaign is archived: it takes no more labels.")
     reason = (reason or "").strip()
     if not reason:
         raise TaskError(TaskErrorCode.INVALID_LABEL, "say why this label is final", field="reason")

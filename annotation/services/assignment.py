@@ -18,13 +18,14 @@ from datetime import timedelta
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import connection, transaction
-from django.db.models import Case, F, OuterRef, Q, When
+from django.db.models import Case, F, OuterRef, Q, QuerySet, When
 from django.utils import timezone
 
 from annotation.errors import TaskError, TaskErrorCode
 from annotation.models import SHUFFLE_KEYS, Assignment, Campaign, SkipReason, TaskOrder
 from annotation.selectors.workbench import row_count, task_candidates
 from annotation.services import round_trip
+from annotation.services.read_only import campaign_writable_check
 from annotation.task_kinds import RELEVANCE, SIDE_BY_SIDE, TASK_KINDS, TaskKind, assignment_task, task_kind
 
 # A fresh statement after the lock sees leases committed meanwhile; a few rounds cover those races.
@@ -164,8 +165,7 @@ def _kinds_in_order(campaign: Campaign) -> list[TaskKind]:
 
 def member_check(*, annotator, campaign: Campaign) -> None:
     """Refuse an archived campaign, and an annotator who may not work on it (not open to all nor a member)."""
-    if campaign.archived_at is not None:
-        raise TaskError(TaskErrorCode.ARCHIVED, "This campaign is archived: it takes no more labels.")
+    campaign_writable_check(campaign=campaign)
     if not campaign.open_to_all and not campaign.members.filter(pk=annotator.pk).exists():
         raise TaskError(TaskErrorCode.NOT_MEMBER, "You are not a member of this campaign.")
 
@@ -264,8 +264,15 @@ def leases_expire(*, now) -> None:
         leases.update(status=Assignment.Status.EXPIRED)
 
 
+def leases_end(*, leases: QuerySet[Assignment], now) -> None:
+    """End these live leases now (an exclusion, an archiving): their slots go back to their tasks."""
+    leases.update(expires_at=now)
+    leases_expire(now=now)
+
+
 def task_slots_recount(*, campaign: Campaign) -> None:
     """Set every task's `slots_spent` from its rows, after labels were written in bulk (imports)."""
+    campaign_writable_check(campaign=campaign)
     for kind in TASK_KINDS:
         field = kind.assignment_field
         labels = kind.label_model.objects.filter(task=OuterRef("pk"))
@@ -328,11 +335,12 @@ def task_skip(*, annotator, assignment: Assignment, reason: SkipReason | str) ->
         raise TaskError(TaskErrorCode.INVALID_LABEL, f"unknown skip reason {reason!r}", field="reason")
     own = (
         Assignment.objects.filter(pk=assignment.pk, annotator=annotator)
-        .select_related("relevance_task", "side_by_side_task")
+        .select_related("campaign", "relevance_task", "side_by_side_task")
         .first()
     )
     if own is None:
         raise TaskError(TaskErrorCode.NOT_ASSIGNED, "This task was not handed to you.")
+    campaign_writable_check(campaign=own.campaign)
     assignment = own
     task = assignment.relevance_task or assignment.side_by_side_task
     task_lock(task=task)  # the lock order of every slot change: task, then assignment

@@ -13,6 +13,7 @@ from annotation.errors import InputErrorCode as Code
 from annotation.models import (
     DOCUMENT_PK_DTYPE,
     SHUFFLE_KEYS,
+    Assignment,
     Campaign,
     Document,
     Query,
@@ -24,12 +25,14 @@ from annotation.models import (
 )
 from annotation.selectors.campaigns import campaign_graded, campaign_side_by_side_seen
 from annotation.selectors.rankings import RankedEntries, ranked_entries
+from annotation.services.assignment import leases_end
 from annotation.services.label_pool import (
     labels_reuse,
     reused_labels_refresh,
     side_by_side_hashes_set,
     standard_for,
 )
+from annotation.services.read_only import campaign_writable_check, campaign_writable_lock
 from plumbing.bulk import (
     Progress,
     integer_rows_insert,
@@ -164,7 +167,7 @@ def model_rankings_replace(*, model: RankingModel, run: RankedRun, progress: Pro
 
     Tasks pooled before stay, with their labels: a label is never thrown away. Returns the rows written.
     """
-    campaign = model.campaign
+    campaign = campaign_writable_lock(campaign=model.campaign)
     query_pk = dict(Query.objects.filter(campaign=campaign).values_list("external_id", "pk"))
     unknown = sorted(set(run.queries) - set(query_pk))
     if unknown:
@@ -206,8 +209,7 @@ def campaign_change(*, campaign: Campaign, changes: dict) -> Campaign:
     was handed a side-by-side task, since verdicts compare the lists they saw.
     """
     campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
-    if campaign.archived_at is not None:
-        raise InputError(Code.INVALID_VALUE, "the campaign is archived: restore it to change it")
+    campaign_writable_check(campaign=campaign)
     changed = {key for key, value in changes.items() if value != getattr(campaign, key)}
     # The scale and every setting: its name in `changes`, its field path in an error, when it locks.
     lockable = [
@@ -245,10 +247,18 @@ def campaign_change(*, campaign: Campaign, changes: dict) -> Campaign:
 
 @transaction.atomic
 def campaign_archive(*, campaign: Campaign, archived: bool) -> Campaign:
-    """Archive a campaign (read-only: no task handed out, no label or final label taken; hidden from
-    annotators; every report still reads) or bring it back. Nothing is deleted."""
-    campaign.archived_at = timezone.now() if archived else None
+    """Archive a campaign (read-only, `services/read_only.py`: no task handed out, no label, final label,
+    setting, member, exclusion or run taken; hidden from annotators; every report still reads) or bring it
+    back. Archiving ends the leases in force, their slots given back, so nothing of the campaign moves while
+    it is archived. Nothing is deleted."""
+    campaign = Campaign.objects.select_for_update(no_key=True).get(pk=campaign.pk)
+    now = timezone.now()
+    campaign.archived_at = now if archived else None
     campaign.save(update_fields=["archived_at"])
+    if archived:
+        leases_end(
+            leases=Assignment.objects.filter(campaign=campaign, status=Assignment.Status.LEASED), now=now
+        )
     return campaign
 
 
@@ -259,6 +269,7 @@ def campaign_pool_tasks(*, campaign: Campaign) -> tuple[int, int]:
 
     Idempotent: existing tasks are kept. Returns how many relevance and side-by-side tasks were created.
     """
+    campaign_writable_check(campaign=campaign)
     models = list(campaign.models.all())
     entries = ranked_entries(
         model_pks=[model.pk for model in models], depth=max(campaign.pool_depth, campaign.gsb_depth)

@@ -10,13 +10,15 @@ from django.utils import timezone
 
 from annotation.errors import InputError, InputErrorCode
 from annotation.models import AnnotatorExclusion, Assignment, Campaign, RelevanceTask, SideBySideTask
-from annotation.services.assignment import leases_expire
+from annotation.services.assignment import leases_end
+from annotation.services.read_only import campaign_writable_lock
 
 REASON_MAX = 5000
 
 
 @transaction.atomic
 def annotator_exclude(*, campaign: Campaign, username: str, by, reason: str) -> AnnotatorExclusion:
+    campaign_writable_lock(campaign=campaign)
     reason = (reason or "").strip()
     if not reason:
         raise InputError(InputErrorCode.MISSING_FIELD, "say why these labels are left out", field="reason")
@@ -35,12 +37,10 @@ def annotator_exclude(*, campaign: Campaign, username: str, by, reason: str) -> 
         raise InputError(
             InputErrorCode.ALREADY_EXISTS, f"{username}'s labels are already left out", field="annotator"
         ) from None
-    now = timezone.now()
     leases = Assignment.objects.filter(
         campaign=campaign, annotator=annotator, status=Assignment.Status.LEASED
     )
-    leases.update(expires_at=now)
-    leases_expire(now=now)  # their leases' slots go back too
+    leases_end(leases=leases, now=timezone.now())  # their leases' slots go back too
     _slots_move(campaign=campaign, annotator=annotator, by=-1)
     return exclusion
 
@@ -57,6 +57,7 @@ def _slots_move(*, campaign: Campaign, annotator, by: int) -> None:
 
 @transaction.atomic
 def annotator_reinstate(*, campaign: Campaign, username: str, by) -> AnnotatorExclusion:
+    campaign_writable_lock(campaign=campaign)
     exclusion = (
         AnnotatorExclusion.objects.select_for_update()
         .filter(campaign=campaign, annotator__username=username, reinstated_at__isnull=True)
@@ -74,6 +75,7 @@ def annotator_reinstate(*, campaign: Campaign, username: str, by) -> AnnotatorEx
 @transaction.atomic
 def exclusions_confirm(*, campaign: Campaign) -> int:
     """The exclusions in force are settled: the overview stops showing the decision without them."""
+    campaign_writable_lock(campaign=campaign)
     return AnnotatorExclusion.objects.filter(
         campaign=campaign, reinstated_at__isnull=True, confirmed_at__isnull=True
     ).update(confirmed_at=timezone.now())

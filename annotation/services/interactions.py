@@ -8,6 +8,7 @@ from annotation.bundle.interactions import ImpressionRow, InteractionLogReader
 from annotation.errors import InputError
 from annotation.errors import InputErrorCode as Code
 from annotation.models import Campaign, Document, Impression, InteractionLog, Query, RankingModel
+from annotation.services.read_only import campaign_writable_lock
 from plumbing.bulk import Progress, batched, rows_insert, rows_insert_pks
 
 # Rows checked and held before they are written: the memory an import needs, whatever the log's length.
@@ -44,8 +45,7 @@ def interaction_log_import(
     of the campaign. Queries and models must be the campaign's; a document it does not have yet is added (a
     live list shows documents no run listed). Any bad line fails the whole import with its file, line and
     field, and nothing is written. On PostgreSQL the rows go in by binary COPY, a chunk at a time."""
-    if campaign.archived_at is not None:
-        raise InputError(Code.INVALID_VALUE, "the campaign is archived: restore it to add logs")
+    campaign_writable_lock(campaign=campaign)
     reader = InteractionLogReader(
         source,
         queries=dict(Query.objects.filter(campaign=campaign).values_list("external_id", "pk")),

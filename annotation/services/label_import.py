@@ -24,6 +24,7 @@ from annotation.models import (
 from annotation.roles import Role
 from annotation.services.assignment import task_slots_recount
 from annotation.services.labels import _revision_value
+from annotation.services.read_only import campaign_writable_lock
 from plumbing.bulk import bulk_create_batched, rows_insert
 
 
@@ -63,6 +64,7 @@ def labels_import(
     A grade for a document the campaign has but never pooled creates that relevance task: a human label is
     worth keeping, and the ideal DCG counts every judged document.
     """
+    campaign_writable_lock(campaign=campaign)
     query_pk = dict(Query.objects.filter(campaign=campaign).values_list("external_id", "pk"))
     document_pk = dict(Document.objects.filter(campaign=campaign).values_list("external_id", "pk"))
     experimental = dict(

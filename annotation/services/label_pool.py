@@ -28,6 +28,7 @@ from annotation.models import (
     SideBySideTask,
 )
 from annotation.services.assignment import task_slots_recount
+from annotation.services.read_only import campaign_writable_check
 
 
 @dataclass(frozen=True)
@@ -158,6 +159,7 @@ def _reuse(label_model, task_model, matches: str, columns: list[str], params: li
 def labels_reuse(*, campaign: Campaign) -> Reused:
     """Copy the pool's labels onto the campaign's tasks (at most `overlap` per task, one per annotator, the
     newest first), then recount every task's slots. Does nothing without a standard or with reuse off."""
+    campaign_writable_check(campaign=campaign)
     if campaign.standard_id is None or not campaign.reuse_labels:
         return Reused(0, 0)
     since = (
@@ -187,6 +189,7 @@ def labels_reuse(*, campaign: Campaign) -> Reused:
 def reused_labels_refresh(*, campaign: Campaign) -> Reused:
     """After the campaign's reuse settings or standard changed: drop the copies, then reuse again as the
     settings now say (labels annotators gave in this campaign are untouched)."""
+    campaign_writable_check(campaign=campaign)
     Judgment.objects.filter(task__campaign=campaign, reused_from__isnull=False).delete()
     Preference.objects.filter(task__campaign=campaign, reused_from__isnull=False).delete()
     task_slots_recount(campaign=campaign)  # the dropped copies' slots, whether or not reuse follows

@@ -32,6 +32,7 @@ from annotation.services.assignment import (
     repeat_lease_live,
     task_lock,
 )
+from annotation.services.read_only import campaign_writable_check
 from annotation.task_kinds import RELEVANCE, SIDE_BY_SIDE, TaskKind, task_kind
 
 SIDES = ("left", "same", "right")
@@ -113,6 +114,7 @@ def judgment_submit(
 ) -> tuple[Judgment, bool]:
     """Grade a relevance task; returns the judgment and whether it was created (else changed). `version` is
     what the page showed (`label_version`): when the label changed since, nothing is written."""
+    campaign_writable_check(campaign=task.campaign)
     values = task.campaign.grade_values
     if isinstance(grade, bool) or grade not in values:
         raise TaskError(
@@ -168,7 +170,7 @@ def _first_label_store(
     lease. None when it does not apply or did not hold; then the general path decides."""
     if not round_trip.enabled() or version not in (None, label_version(None)):
         return None
-    if task.campaign.archived_at is not None or (reported is not None and reported < 0):
+    if reported is not None and reported < 0:
         return None  # refused by the general path, with its reason
     return round_trip.first_label_store(
         kind=kind, task=task, annotator=annotator, now=timezone.now(), reported=reported, **label
@@ -212,6 +214,7 @@ def preference_submit(
     `strength` (1 slightly, 2 much) is required on the 5-point scale unless the lists are about the same,
     and refused otherwise. Returns the preference and whether it was created (else changed).
     """
+    campaign_writable_check(campaign=task.campaign)
     if side not in SIDES:
         raise TaskError(TaskErrorCode.INVALID_LABEL, f"side must be one of {', '.join(SIDES)}", field="side")
     if task.campaign.gsb_scale == GSBScale.FIVE_POINT and side != "same":

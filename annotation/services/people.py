@@ -16,6 +16,7 @@ from annotation.errors import InputError, InputErrorCode
 from annotation.models import Campaign, Profile
 from annotation.password_links import password_link_tokens
 from annotation.roles import Role, may_manage
+from annotation.services.read_only import campaign_writable_lock
 from annotation.services.tokens import (
     password_links_revoke,
     token_cache_forget,
@@ -125,6 +126,7 @@ def person_role_set(*, by, user, role: Role) -> None:
 @transaction.atomic
 def campaign_members_set(*, campaign: Campaign, open_to_all: bool, members) -> None:
     """Who may annotate the campaign: every annotator when open, else its members."""
+    campaign_writable_lock(campaign=campaign)
     campaign.open_to_all = open_to_all
     campaign.save(update_fields=["open_to_all"])
     campaign.members.set(members)

@@ -5,7 +5,7 @@ from django.contrib.auth import get_user_model
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
-from annotation.errors import InputError
+from annotation.errors import InputError, TaskError
 from annotation.forms import CampaignMembersForm, PersonActionForm, PersonForm, form_errors_text
 from annotation.models import Campaign
 from annotation.roles import can_manage, role_required, roles_grantable
@@ -72,7 +72,11 @@ def members(request, campaign_id: int):
     initial = {"open_to_all": campaign.open_to_all, "members": campaign_member_ids(campaign=campaign)}
     form = CampaignMembersForm(request.POST or None, initial=initial)
     if request.method == "POST" and form.is_valid():
-        services.campaign_members_set(campaign=campaign, **form.cleaned_data)
-        messages.success(request, f"Members of {campaign.name} saved.")
+        try:
+            services.campaign_members_set(campaign=campaign, **form.cleaned_data)
+        except TaskError as error:
+            messages.error(request, str(error))
+        else:
+            messages.success(request, f"Members of {campaign.name} saved.")
         return redirect("annotation:campaign_members", campaign_id=campaign.pk)
     return render(request, "annotation/members.html", {"campaign": campaign, "form": form})

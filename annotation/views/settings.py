@@ -9,7 +9,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation.bundle import parse_campaign_change
 from annotation.campaign_settings import setting_values
-from annotation.errors import InputError
+from annotation.errors import InputError, TaskError
 from annotation.forms import CampaignArchiveForm, CampaignSettingsForm, ExclusionForm, form_errors_text
 from annotation.models import Campaign
 from annotation.previews import model_names_in
@@ -31,7 +31,7 @@ def campaign_settings(request, campaign_id: int):
         try:
             changes = parse_campaign_change(form.change(), setting_values(campaign), "settings")
             campaign = campaign_change(campaign=campaign, changes=changes)
-        except InputError as error:
+        except (InputError, TaskError) as error:
             form.add_error(None, str(error))
         else:
             messages.success(request, f"Settings of {campaign.name} saved.")
@@ -79,7 +79,7 @@ def exclusions(request, campaign_id: int):
         else:
             exclusions_confirm(campaign=campaign)
             messages.success(request, "Exclusions confirmed.")
-    except InputError as error:
+    except (InputError, TaskError) as error:
         messages.error(request, str(error))
     back = data["next"]
     if back.startswith("/") and url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()}):

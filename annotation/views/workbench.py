@@ -54,9 +54,8 @@ def _work_page(request, campaign: Campaign):
 @role_required(can_annotate)
 @require_GET
 def work(request, campaign_id: int):
-    return _work_page(
-        request, get_object_or_404(selectors.campaigns_open(annotator=request.user), pk=campaign_id)
-    )
+    campaigns = selectors.campaigns_open(annotator=request.user, archived=True)  # archived: a message
+    return _work_page(request, get_object_or_404(campaigns, pk=campaign_id))
 
 
 @never_cache

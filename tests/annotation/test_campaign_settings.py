@@ -142,14 +142,15 @@ def test_an_archived_campaign_is_read_only_and_hidden_from_annotators(manager, c
     campaign.refresh_from_db()
     assert campaign.archived_at is not None
     assert api.get("/api/campaigns/").json()["count"] == 0
-    assert api.post(f"/api/campaigns/{campaign.pk}/next-task/").status_code == 404
+    asked = api.post(f"/api/campaigns/{campaign.pk}/next-task/")
+    assert asked.status_code == 409 and asked.json()["code"] == "archived"
     answer = api.post(f"/api/tasks/{held['id']}/judgment/", {"grade": 1}, format="json")
     assert answer.status_code == 409 and answer.json()["code"] == "archived"
     assert not Judgment.objects.exists()
     page = manager.post(
         reverse("annotation:campaign_settings", args=[campaign.pk]), settings_post(campaign, overlap=5)
     )
-    assert "archived: restore it to change it" in page.content.decode()
+    assert "archived: nothing in it changes until a manager restores it" in page.content.decode()
     assert manager.get(reverse("metrics:campaign_overview", args=[campaign.pk])).status_code == 200
     manager.post(reverse("annotation:campaign_archive", args=[campaign.pk]), {"archived": "0"})
     assert api.post(f"/api/campaigns/{campaign.pk}/next-task/").status_code == 200

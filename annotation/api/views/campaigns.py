@@ -39,9 +39,14 @@ from annotation.services.campaigns import campaign_change, campaign_import, mode
 from trec.files import RankedRun
 
 
-def campaign_or_404(campaign_id: int, *, viewer=None) -> Campaign:
-    """The campaign; with `viewer`, only one they may see (annotators: open to them)."""
-    campaigns = Campaign.objects.all() if viewer is None else campaign_selectors.campaign_list(viewer=viewer)
+def campaign_or_404(campaign_id: int, *, viewer=None, archived: bool = False) -> Campaign:
+    """The campaign; with `viewer`, only one they may see (annotators: open to them; with `archived`, an
+    archived one too, for a write that then answers 409 `archived`)."""
+    campaigns = (
+        Campaign.objects.all()
+        if viewer is None
+        else campaign_selectors.campaign_list(viewer=viewer, archived=archived)
+    )
     return get_object_or_404(campaigns, pk=campaign_id)
 
 

@@ -58,7 +58,7 @@ class NextTaskView(APIView):
     )
     def post(self, request, campaign_id: int):
         assignment = task_next(
-            annotator=request.user, campaign=campaign_or_404(campaign_id, viewer=request.user)
+            annotator=request.user, campaign=campaign_or_404(campaign_id, viewer=request.user, archived=True)
         )
         if assignment is None:
             return Response(status=status.HTTP_204_NO_CONTENT)

@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand
 
 from annotation.bundle.reading import text_lines
-from annotation.errors import InputError
+from annotation.errors import InputError, TaskError
 from annotation.management.cli import command_error
 from annotation.selectors.campaigns import campaign_get
 from annotation.services.interactions import interaction_log_import
@@ -26,7 +26,7 @@ class Command(BaseCommand):
                 log = interaction_log_import(
                     campaign=target, lines=text_lines(file, file), source=file, progress=bar.update
                 )
-        except InputError as exc:
+        except (InputError, TaskError) as exc:
             raise command_error(exc) from None
         self.stdout.write(
             f"imported {log.impressions} impressions ({log.requests} lists, {log.clicks} clicks); "

@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand
 
 from annotation.bundle import parse_judgment_lines
-from annotation.errors import InputError
+from annotation.errors import InputError, TaskError
 from annotation.management.cli import command_error, read_text
 from annotation.selectors.campaigns import campaign_get
 from annotation.services.label_import import labels_import
@@ -22,6 +22,6 @@ class Command(BaseCommand):
             grades, verdicts = labels_import(
                 campaign=target, judgments=judgments, preferences=preferences, source=file
             )
-        except InputError as exc:
+        except (InputError, TaskError) as exc:
             raise command_error(exc) from None
         self.stdout.write(f"imported {grades} relevance grades and {verdicts} side-by-side verdicts")
