@@ -180,23 +180,65 @@ def _warnings(bundle, models, top_lists, online, experimental) -> list[str]:
 
 
 def model_name_warnings(bundle: CampaignBundle) -> list[str]:
-    """Annotator-visible text of a bundle (name, guidelines, query text, description and intents) naming a
-    model."""
-    texts = [("name", bundle.name), ("guidelines", bundle.guidelines)]
+    """Every text of a bundle an annotator sees (the campaign's name and guidelines, the scale's labels and
+    descriptions, each query's text, description and intents, each document's title, URL and body) that
+    names a model. Documents are many: one warning per field and model, with a count and an example."""
+    names = [model.name for model in bundle.models]
+    texts = campaign_texts(bundle.name, bundle.guidelines, bundle.scale)
     for query in bundle.queries:
         texts += [(f"queries[{query.external_id}].text", query.text)]
         texts += [(f"queries[{query.external_id}].description", query.description)]
         texts += [(f"queries[{query.external_id}].intents[{i['id']}]", i["text"]) for i in query.intents]
-    return model_names_in(texts, [model.name for model in bundle.models])
+    warnings = model_names_in(texts, names)
+    found = _names_finder(names)
+    for part in ("title", "url", "body"):
+        hits: dict[str, list[str]] = {}
+        for document in bundle.documents:
+            for name in found(getattr(document, part)):
+                hits.setdefault(name, []).append(document.external_id)
+        for name, documents in hits.items():
+            example = f"documents[{documents[0]}].{part}"
+            many = f"{len(documents)} documents' {part}s name" if len(documents) > 1 else f"{example} names"
+            warnings.append(
+                f"{many} the model {name!r}, which annotators would see"
+                + (f" (e.g. {example})" if len(documents) > 1 else "")
+            )
+    return warnings
+
+
+def campaign_texts(name: str, guidelines: str, scale: list[dict]) -> list[tuple[str, str]]:
+    """The campaign's own texts an annotator sees, as (place, text): its name, guidelines and scale."""
+    texts = [("name", name), ("guidelines", guidelines)]
+    for index, grade in enumerate(scale):
+        texts += [
+            (f"scale[{index}].label", grade["label"]),
+            (f"scale[{index}].description", grade["description"]),
+        ]
+    return texts
+
+
+def _names_finder(names: list[str]):
+    """A function from a text to the model names it holds as whole words (any case), in `names`' order."""
+    if not names:
+        return lambda text: []
+    # One pass per text: a group per name, longest first, so that "exp-v2" is found whole, not as "exp".
+    order = sorted(range(len(names)), key=lambda index: len(names[index]), reverse=True)
+    alternatives = "|".join(f"(?P<n{index}>{re.escape(names[index])})" for index in order)
+    pattern = re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.IGNORECASE)
+
+    def found(text: str) -> list[str]:
+        hits = {int(match.lastgroup[1:]) for match in pattern.finditer(text or "") if match.lastgroup}
+        return [names[index] for index in sorted(hits)]
+
+    return found
 
 
 def model_names_in(texts: list[tuple[str, str]], names: list[str]) -> list[str]:
     """A warning for each (place, text) that names a model as a whole word (any case): shown to
     annotators, it would unblind the side-by-side judgments."""
-    words = [(name, re.compile(rf"(?<!\w){re.escape(name)}(?!\w)", re.IGNORECASE)) for name in names]
+    found = _names_finder(names)
     return [
         f"{place} names the model {name!r}, which annotators would see"
         for place, text in texts
-        for name, word in words
-        if word.search(text)
+        for name in found(text)
     ]

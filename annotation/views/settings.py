@@ -12,7 +12,7 @@ from annotation.campaign_settings import setting_values
 from annotation.errors import InputError, TaskError
 from annotation.forms import CampaignArchiveForm, CampaignSettingsForm, ExclusionForm, form_errors_text
 from annotation.models import Campaign
-from annotation.previews import model_names_in
+from annotation.previews import campaign_texts, model_names_in
 from annotation.roles import can_manage, role_required
 from annotation.selectors.campaigns import campaign_settings_view
 from annotation.services.campaigns import campaign_archive, campaign_change
@@ -35,7 +35,8 @@ def campaign_settings(request, campaign_id: int):
             form.add_error(None, str(error))
         else:
             messages.success(request, f"Settings of {campaign.name} saved.")
-            for warning in model_names_in([("guidelines", campaign.guidelines)], view.model_names):
+            texts = campaign_texts(campaign.name, campaign.guidelines, campaign.scale)
+            for warning in model_names_in(texts, view.model_names):
                 messages.warning(request, warning)
             return redirect("annotation:campaign_settings", campaign_id=campaign.pk)
     context = {"campaign": campaign, "form": form, "view": view}

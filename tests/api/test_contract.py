@@ -501,6 +501,26 @@ def test_model_names_in_annotator_visible_text_are_warned_about(manager, bundle_
     assert changed["warnings"] == []
     changed = manager.patch(url, {"guidelines": "Is exp-like better?"}, format="json").json()
     assert changed["warnings"] == ["guidelines names the model 'exp', which annotators would see"]
+    scale = [{"value": 0, "label": "Bad"}, {"value": 1, "label": "Good", "description": "as online has it"}]
+    changed = manager.patch(url, {"guidelines": "", "scale": scale}, format="json").json()
+    assert changed["warnings"] == [
+        "scale[1].description names the model 'online', which annotators would see"
+    ]
+
+
+def test_every_text_an_annotator_sees_is_scanned_for_model_names(manager, bundle_data):
+    documents = bundle_data["documents"]
+    documents[0]["title"] = "exp picks: the best of the web"
+    documents[1]["title"], documents[2]["body"] = "Exp vs rivals", "from https://online.example/"
+    bundle_data["scale"] = [{"value": 0, "label": "Off"}, {"value": 1, "label": "ONLINE-grade"}]
+    bundle_data["settings"]["cutoffs"] = [3]
+    response = manager.post("/api/campaigns/", bundle_data, format="json")
+    assert response.json()["warnings"] == [
+        "scale[1].label names the model 'online', which annotators would see",
+        f"2 documents' titles name the model 'exp', which annotators would see "
+        f"(e.g. documents[{documents[0]['id']}].title)",
+        f"documents[{documents[2]['id']}].body names the model 'online', which annotators would see",
+    ]
 
 
 @pytest.mark.parametrize(

@@ -32,7 +32,7 @@ from annotation.bundle import load_run, parse_bundle, parse_campaign_change
 from annotation.campaign_settings import setting_values
 from annotation.errors import InputError, InputErrorCode
 from annotation.models import Campaign, RankingModel
-from annotation.previews import import_preview, model_names_in
+from annotation.previews import campaign_texts, import_preview, model_names_in
 from annotation.roles import can_review
 from annotation.selectors import campaigns as campaign_selectors
 from annotation.services.campaigns import campaign_change, campaign_import, model_rankings_replace
@@ -146,7 +146,8 @@ class CampaignDetailView(BodyLimitMixin, APIView):
         changes = parse_campaign_change(request.data, setting_values(campaign), "request")
         campaign = campaign_change(campaign=campaign, changes=changes)
         names = campaign_selectors.ranking_model_list(campaign=campaign).values_list("name", flat=True)
-        context = {"warnings": model_names_in([("guidelines", campaign.guidelines)], list(names))}
+        texts = campaign_texts(campaign.name, campaign.guidelines, campaign.scale)
+        context = {"warnings": model_names_in(texts, list(names))}
         return Response(CampaignChangedSerializer(campaign, context=context).data)
 
 
