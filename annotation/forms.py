@@ -47,23 +47,51 @@ def form_errors_text(form: forms.Form) -> str:
     return "; ".join(f"{field}: {' '.join(map(str, errors))}" for field, errors in form.errors.items())
 
 
+class ValuesField(forms.Field):
+    """Every value posted under the name (checkboxes, selects), the empty ones left out."""
+
+    widget = forms.MultipleHiddenInput
+
+    def to_python(self, value) -> list[str]:
+        return [item for item in value or [] if item]
+
+
+# A near-duplicate mark as a select posts it: side, position, same-as position ("left:3:2").
+DUPLICATE_MARK = re.compile(r"(left|right):([0-9]{1,4}):([0-9]{1,4})")
+
+
 class LabelForm(forms.Form):
-    """The workbench's label: a grade (relevance task) or a side and strength (side by side); which the task
-    needs, and whether the grade is on the scale, is the service's call (`label_submit`)."""
+    """The workbench's label: a grade and the intents ticked (relevance task) or a side, strength and
+    near-duplicates (side by side); which the task needs, and whether the grade is on the scale, is the
+    service's call (`label_submit`)."""
 
     grade = forms.IntegerField(required=False)
     side = forms.TypedChoiceField(choices=[(side, side) for side in SIDES], required=False, empty_value=None)
     strength = forms.TypedChoiceField(
         choices=[("1", "slightly"), ("2", "much")], coerce=int, required=False, empty_value=None
     )
+    intents = ValuesField(required=False)
+    intents_asked = forms.BooleanField(required=False)  # the page showed intents: none ticked is an answer
+    duplicate = ValuesField(required=False)
     comment = forms.CharField(required=False, max_length=5000, strip=True)
     version = forms.CharField(required=False, max_length=64)  # the label the page showed
+
+    def clean_duplicate(self) -> list[list] | None:
+        marks = []
+        for value in self.cleaned_data["duplicate"]:
+            match = DUPLICATE_MARK.fullmatch(value)
+            if match is None:
+                raise forms.ValidationError("a near-duplicate is marked as side:position:same-as position")
+            marks.append([match[1], int(match[2]), int(match[3])])
+        return marks or None
 
     def clean(self):
         data = super().clean()
         # The strength radio is always posted on the 5-point scale; it means nothing for "same".
         if data.get("side") == "same":
             data["strength"] = None
+        if not data.get("intents_asked"):
+            data["intents"] = None
         return data
 
 

@@ -76,6 +76,21 @@ class LabelRequestSerializer(serializers.Serializer):
         max_value=2,
         help_text="5-point campaigns, verdict left or right: 1 slightly, 2 much better.",
     )
+    intents = serializers.ListField(
+        child=StrictCharField(max_length=100),
+        required=False,
+        allow_null=True,
+        max_length=50,
+        help_text="Relevance tasks whose query has intents: the ids of those the document serves ([] none).",
+    )
+    duplicates = serializers.ListField(
+        child=serializers.ListField(min_length=3, max_length=3),
+        required=False,
+        allow_null=True,
+        max_length=200,
+        help_text="Side-by-side tasks: near-duplicates as shown, [side, position, same as position]: "
+        '["left", 3, 2] is "left #3 is the same as #2".',
+    )
     comment = StrictCharField(required=False, allow_blank=True, max_length=5000, default="")
     seconds_spent = StrictFloatField(required=False, allow_null=True, min_value=0, max_value=86400)
     version = StrictCharField(
@@ -301,9 +316,16 @@ class TaskCampaignSerializer(OutputSerializer):
     guidelines = serializers.CharField(allow_blank=True)
 
 
+class TaskIntentSerializer(OutputSerializer):
+    id = serializers.CharField()
+    text = serializers.CharField()
+    key = serializers.CharField(allow_blank=True, help_text="The workbench's key to tick it.")
+
+
 class TaskQuerySerializer(OutputSerializer):
     text = serializers.CharField(allow_blank=True)
     description = serializers.CharField(allow_blank=True)
+    intents = TaskIntentSerializer(many=True, help_text="Relevance tasks: tick those the document serves.")
 
 
 class TaskDocumentSerializer(OutputSerializer):
@@ -321,6 +343,8 @@ class CurrentLabelSerializer(OutputSerializer):
     grade = serializers.IntegerField(required=False)
     verdict = serializers.ChoiceField(choices=SIDES, source="side", required=False)
     strength = serializers.IntegerField(required=False, allow_null=True)
+    intents = serializers.ListField(child=serializers.CharField(), required=False, allow_null=True)
+    duplicates = serializers.ListField(child=serializers.JSONField(), required=False)
     comment = serializers.CharField(allow_blank=True)
 
 
@@ -376,6 +400,8 @@ class LabelSerializer(OutputSerializer):
     grade = serializers.IntegerField(required=False)
     verdict = serializers.ChoiceField(choices=SIDES, required=False)
     strength = serializers.IntegerField(required=False, allow_null=True)
+    intents = serializers.ListField(child=serializers.CharField(), required=False, allow_null=True)
+    duplicates = serializers.ListField(child=serializers.JSONField(), required=False)
     comment = serializers.CharField(allow_blank=True)
     next = TaskSerializer(
         required=False,

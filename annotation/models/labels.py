@@ -19,6 +19,11 @@ class Judgment(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="judgments"
     )
     grade = models.SmallIntegerField()
+    intents = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="The ids of the query's intents the document serves, as ticked; null: not asked.",
+    )
     comment = models.TextField(blank=True)
     seconds_spent = models.FloatField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -53,6 +58,14 @@ class Preference(models.Model):
     verdict = models.CharField(max_length=4, choices=Verdict)
     strength = models.PositiveSmallIntegerField(
         null=True, blank=True, help_text="On the 5-point scale: 1 slightly, 2 much better or worse."
+    )
+    # As shown: the side (left, right) and two positions in its list, the later first: "#3 same as #2" is
+    # ["left", 3, 2]. `experimental_on_left` says which model's list a side was.
+    duplicates = models.JSONField(
+        default=list,
+        db_default=[],
+        blank=True,
+        help_text="Near-duplicates marked: [side, position, same as position], the later position first.",
     )
     comment = models.TextField(blank=True)
     seconds_spent = models.FloatField(null=True, blank=True)

@@ -1,7 +1,8 @@
 """The annotator's workbench: which tasks an annotator may be handed, progress, what a task page shows."""
 
 import functools
-from dataclasses import dataclass
+import json
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -29,6 +30,8 @@ from plumbing import rows
 
 # Keys for grades outside 0-9; none of g s u c m, which the workbench uses.
 GRADE_LETTER_KEYS = "xzvbnqwertyiop"
+# An intent's key toggles its tick: home-row letters no grade and no other command takes.
+INTENT_KEYS = "adfhjkl"
 
 
 def row_count(queryset, field: str):
@@ -252,7 +255,7 @@ def _progress_columns(*, assignment: Assignment) -> tuple[str, list]:
     return ", ".join([*done, _SKIPPED, previous]), params
 
 
-_RELEVANCE_VIEW = """SELECT q.text, q.description, {document}, {progress}
+_RELEVANCE_VIEW = """SELECT q.text, q.description, q.intents, {document}, {progress}
 FROM annotation_relevancetask t JOIN annotation_query q ON q.id = t.query_id
 JOIN annotation_document d ON d.id = t.document_id
 WHERE t.id = %s"""
@@ -293,6 +296,19 @@ class DocumentView:
 
 
 @dataclass(frozen=True, slots=True)
+class ListedDocument(DocumentView):
+    """A result of a side-by-side list, at its position (from 1), with the earlier position the annotator
+    marked it a near-duplicate of (None: none)."""
+
+    position: int
+    same_as: int | None
+
+    @property
+    def earlier(self) -> range:
+        return range(1, self.position)
+
+
+@dataclass(frozen=True, slots=True)
 class GradeChoice:
     """A grade of the campaign's scale with its key on the workbench ("" for none)."""
 
@@ -310,9 +326,19 @@ class TaskCampaign:
 
 
 @dataclass(frozen=True, slots=True)
+class IntentChoice:
+    """An intent of the query, to tick where a document serves it, with its key ("" for none)."""
+
+    id: str
+    text: str
+    key: str
+
+
+@dataclass(frozen=True, slots=True)
 class TaskQuery:
     text: str
     description: str
+    intents: list[IntentChoice] = field(default_factory=list)  # relevance tasks' (side by side: none)
 
 
 @dataclass(frozen=True, slots=True)
@@ -325,6 +351,7 @@ class OwnProgress:
 class CurrentGrade:
     grade: int
     comment: str
+    intents: list[str] | None = None  # the intents ticked; None: not asked
 
 
 @dataclass(frozen=True, slots=True)
@@ -332,6 +359,7 @@ class CurrentVerdict:
     side: str  # as the annotator pressed it: left, same or right
     strength: int | None
     comment: str
+    duplicates: list[list] = field(default_factory=list)  # as shown: [side, position, same as position]
 
 
 @dataclass(frozen=True, slots=True)
@@ -359,18 +387,19 @@ class RelevanceTaskView(TaskView):
 
 @dataclass(frozen=True, slots=True)
 class SideBySideTaskView(TaskView):
-    left: list[DocumentView]  # in the order shown
-    right: list[DocumentView]
+    left: list[ListedDocument]  # in the order shown
+    right: list[ListedDocument]
     five_point: bool
     current: CurrentVerdict | None
 
 
-def _document_view(document: Document) -> DocumentView:
-    return DocumentView(
+def _document_view[View: DocumentView](document: Document, view: type[View], **more) -> View:
+    return view(
         title=document.title or "(no title)",
         url=document.url,
         is_link=is_web_url(document.url),
         body=document.body,
+        **more,
     )
 
 
@@ -405,8 +434,10 @@ def task_view(*, assignment: Assignment) -> RelevanceTaskView | SideBySideTaskVi
         )
         row = cursor.fetchone()
     query_text, query_description = row[:2]
+    intents: list[IntentChoice] = []
     if kind is RELEVANCE:
-        document, end = rows.instance_at(Document, row, 2)
+        intents = _intent_choices(row[2])
+        document, end = rows.instance_at(Document, row, 3)
     else:
         end = 2
     *done, skipped, previous_id = row[end : end + len(TASK_KINDS) + 2]
@@ -416,7 +447,7 @@ def task_view(*, assignment: Assignment) -> RelevanceTaskView | SideBySideTaskVi
         "status": assignment.status,
         "expires_at": assignment.expires_at,
         "campaign": TaskCampaign(id=campaign.pk, name=campaign.name, guidelines=campaign.guidelines),
-        "query": TaskQuery(text=query_text, description=query_description),
+        "query": TaskQuery(text=query_text, description=query_description, intents=intents),
         "skip_reason": assignment.get_skip_reason_display() if assignment.skip_reason else "",
         "progress": OwnProgress(done=sum(done), skipped=skipped),
         "previous_id": previous_id,
@@ -425,32 +456,53 @@ def task_view(*, assignment: Assignment) -> RelevanceTaskView | SideBySideTaskVi
         judgment = labelled and Judgment.objects.filter(task_id=task_id, annotator=annotator).first()
         return RelevanceTaskView(
             **common,
-            document=_document_view(document),
+            document=_document_view(document, DocumentView),
             scale=_scale_view(campaign.scale),
-            current=CurrentGrade(grade=judgment.grade, comment=judgment.comment) if judgment else None,
+            current=(
+                CurrentGrade(grade=judgment.grade, comment=judgment.comment, intents=judgment.intents)
+                if judgment
+                else None
+            ),
             version=label_version(judgment or None),
         )
-    experimental_list, online_list = listed_documents(*row[-2:], depth=campaign.gsb_depth)
-    experimental = [_document_view(document) for document in experimental_list]
-    online = [_document_view(document) for document in online_list]
+    experimental, online = listed_documents(*row[-2:], depth=campaign.gsb_depth)
     on_left = bool(assignment.experimental_on_left)  # set on every side-by-side assignment
     left, right = (experimental, online) if on_left else (online, experimental)
     preference = labelled and Preference.objects.filter(task_id=task_id, annotator=annotator).first()
+    marks = {(side, position): same_as for side, position, same_as in (preference or NO_MARKS).duplicates}
     current = None
     if preference:
         current = CurrentVerdict(
             side=preference_side(verdict=preference.verdict, experimental_on_left=on_left),
             strength=preference.strength,
             comment=preference.comment,
+            duplicates=preference.duplicates,
         )
     return SideBySideTaskView(
         **common,
-        left=left,
-        right=right,
+        left=_listed(left, "left", marks),
+        right=_listed(right, "right", marks),
         five_point=campaign.gsb_scale == GSBScale.FIVE_POINT,
         current=current,
         version=label_version(preference or None),
     )
+
+
+NO_MARKS = Preference(duplicates=[])
+
+
+def _listed(documents: list[Document], side: str, marks: dict) -> list[ListedDocument]:
+    return [
+        _document_view(document, ListedDocument, position=position, same_as=marks.get((side, position)))
+        for position, document in enumerate(documents, start=1)
+    ]
+
+
+def _intent_choices(stored: str | list) -> list[IntentChoice]:
+    """The query's intents (a JSON column read by plain SQL: its text) with their keys."""
+    intents = json.loads(stored) if isinstance(stored, str) else stored
+    keys = iter(INTENT_KEYS)
+    return [IntentChoice(id=intent["id"], text=intent["text"], key=next(keys, "")) for intent in intents]
 
 
 def label_version(label) -> str:

@@ -23,6 +23,7 @@ from annotation.models import (
     SideBySideTask,
     Verdict,
 )
+from annotation.selectors.rankings import side_by_side_lists
 from annotation.selectors.workbench import label_version, preference_side
 from annotation.services import round_trip
 from annotation.services.assignment import (
@@ -57,39 +58,94 @@ def label_submit(
     grade: int | None = None,
     verdict: str | None = None,
     strength: int | None = None,
+    intents: list[str] | None = None,
+    duplicates: list | None = None,
     comment: str = "",
     seconds_spent: float | None = None,
     version: str | None = None,
 ) -> tuple[Judgment | Preference, bool]:
-    """Label the assignment's task, whichever its kind: a grade for a relevance task; a verdict (the side the
-    annotator found better: left, same or right) and, on the 5-point scale, a strength for a side-by-side
-    task. A field of the other kind is refused. Returns the label and whether it was created (else changed);
-    `judgment_submit` or `preference_submit` writes it, in its own transaction."""
+    """Label the assignment's task, whichever its kind: a grade and, where the query has intents, the ones
+    the document serves, for a relevance task; a verdict (the side the annotator found better: left, same
+    or right), on the 5-point scale a strength, and near-duplicates marked in the lists for a side-by-side
+    task. A field of the other kind is refused. Returns the label and whether it was created (else
+    changed); `judgment_submit` or `preference_submit` writes it, in its own transaction."""
     task = assignment.task
     if isinstance(task, RelevanceTask):
         if grade is None:
             raise field_needed("grade")
-        _refuse(verdict=verdict, strength=strength)
+        _refuse(verdict=verdict, strength=strength, duplicates=duplicates)
         return judgment_submit(
             annotator=annotator,
             task=task,
             grade=grade,
+            intents=intents,
             comment=comment,
             seconds_spent=seconds_spent,
             version=version,
         )
     if verdict is None:
         raise field_needed("verdict")
-    _refuse(grade=grade)
+    _refuse(grade=grade, intents=intents)
     return preference_submit(
         annotator=annotator,
         task=task,
         side=verdict,
         strength=strength,
+        duplicates=duplicates,
         comment=comment,
         seconds_spent=seconds_spent,
         version=version,
     )
+
+
+def _invalid(message: str, field: str) -> TaskError:
+    return TaskError(TaskErrorCode.INVALID_LABEL, message, field=field)
+
+
+def intents_checked(task: RelevanceTask, intents: list[str] | None) -> list[str] | None:
+    """The intents ticked, in the query's order, each once; None when not asked."""
+    if intents is None:
+        return None
+    known = [intent["id"] for intent in task.query.intents]
+    if not known:
+        raise _invalid("this query has no intents to tick", "intents")
+    if isinstance(intents, str) or not all(isinstance(intent, str) for intent in intents):
+        raise _invalid("must be a list of the query's intent ids", "intents")
+    unknown = next((intent for intent in intents if intent not in known), None)
+    if unknown is not None:
+        raise _invalid(f"{unknown!r} is not an intent of this query ({', '.join(known)})", "intents")
+    ticked = set(intents)
+    return [intent for intent in known if intent in ticked]
+
+
+def duplicates_checked(duplicates: list | None) -> list[list]:
+    """Near-duplicate marks as shown, `[side, position, same as position]`: the side left or right, the
+    same-as position above the marked one, each result marked at most once. Sorted; [] for none."""
+    marks: dict[tuple[str, int], list] = {}
+    for mark in duplicates or []:
+        if not isinstance(mark, list | tuple) or len(mark) != 3:
+            raise _invalid("each mark is [side, position, same as position]", "duplicates")
+        side, position, same_as = mark
+        if side not in ("left", "right"):
+            raise _invalid(f"a mark's side is left or right, not {side!r}", "duplicates")
+        if not all(type(value) is int for value in (position, same_as)) or not 1 <= same_as < position:
+            raise _invalid("a result can only be the same as an earlier one (#3 same as #2)", "duplicates")
+        if (side, position) in marks:
+            raise _invalid(f"{side} #{position} is marked twice: one earlier result each", "duplicates")
+        marks[side, position] = [side, position, same_as]
+    return [marks[key] for key in sorted(marks)]
+
+
+def _duplicates_fit(task: SideBySideTask, marks: list[list], experimental_on_left: bool) -> None:
+    """Each mark within the list shown on its side (refused after the write: the transaction undoes it)."""
+    if not marks:
+        return
+    experimental, online = side_by_side_lists(task=task, depth=task.campaign.gsb_depth)
+    left, right = (experimental, online) if experimental_on_left else (online, experimental)
+    shown = {"left": len(left), "right": len(right)}
+    for side, position, _ in marks:
+        if position > shown[side]:
+            raise _invalid(f"the {side} list shows {shown[side]} results, not #{position}", "duplicates")
 
 
 def _seconds_spent(assignment: Assignment, reported: float | None) -> float:
@@ -108,12 +164,14 @@ def judgment_submit(
     annotator,
     task: RelevanceTask,
     grade: int,
+    intents: list[str] | None = None,
     comment: str = "",
     seconds_spent: float | None = None,
     version: str | None = None,
 ) -> tuple[Judgment, bool]:
-    """Grade a relevance task; returns the judgment and whether it was created (else changed). `version` is
-    what the page showed (`label_version`): when the label changed since, nothing is written."""
+    """Grade a relevance task, and tick the query's intents the document serves (`intents_checked`);
+    returns the judgment and whether it was created (else changed). `version` is what the page showed
+    (`label_version`): when the label changed since, nothing is written."""
     campaign_writable_check(campaign=task.campaign)
     values = task.campaign.grade_values
     if isinstance(grade, bool) or grade not in values:
@@ -122,17 +180,18 @@ def judgment_submit(
             f"{grade!r} is not on this campaign's scale ({', '.join(map(str, values))})",
             field="grade",
         )
+    intents = intents_checked(task, intents)
     stored = _first_label_store(
         kind=RELEVANCE,
         task=task,
         annotator=annotator,
         version=version,
         reported=seconds_spent,
-        answer={"grade": grade},
+        answer={"grade": grade, "intents": intents},
         comment=comment,
     )
     if stored is not None:
-        shown = Judgment(task=task, annotator=annotator, grade=grade, comment=comment)
+        shown = Judgment(task=task, annotator=annotator, grade=grade, intents=intents, comment=comment)
         shown.pk, shown.seconds_spent = stored.id, stored.seconds_spent
         return shown, True
     member_check(annotator=annotator, campaign=task.campaign)  # a change too, after a manager removed them
@@ -145,16 +204,18 @@ def judgment_submit(
     _version_check(judgment, version, lambda label: str(label.grade))
     if judgment is not None:
         old = judgment.grade
-        if (old, judgment.comment) != (grade, comment):
-            judgment.grade, judgment.comment = grade, comment
-            judgment.save(update_fields=["grade", "comment", "updated_at"])
-            _revision(annotator, task, LabelRevision.Kind.JUDGMENT, str(old), str(grade))
+        if (old, judgment.comment, judgment.intents) != (grade, comment, intents):
+            judgment.grade, judgment.comment, judgment.intents = grade, comment, intents
+            judgment.save(update_fields=["grade", "comment", "intents", "updated_at"])
+            if old != grade:
+                _revision(annotator, task, LabelRevision.Kind.JUDGMENT, str(old), str(grade))
         return judgment, False
     assignment = lease_claim(annotator=annotator, task=task)
     judgment = Judgment.objects.create(
         task=task,
         annotator=annotator,
         grade=grade,
+        intents=intents,
         comment=comment,
         seconds_spent=_seconds_spent(assignment, seconds_spent),
     )
@@ -205,11 +266,13 @@ def preference_submit(
     task: SideBySideTask,
     side: str,
     strength: int | None = None,
+    duplicates: list | None = None,
     comment: str = "",
     seconds_spent: float | None = None,
     version: str | None = None,
 ) -> tuple[Preference, bool]:
-    """Record which side the annotator found better, stored relative to the experimental model.
+    """Record which side the annotator found better, stored relative to the experimental model, and the
+    near-duplicates they marked in the lists, as shown (`duplicates_checked`).
 
     `strength` (1 slightly, 2 much) is required on the 5-point scale unless the lists are about the same,
     and refused otherwise. Returns the preference and whether it was created (else changed).
@@ -224,22 +287,25 @@ def preference_submit(
             )
     elif strength is not None:
         raise TaskError(TaskErrorCode.INVALID_LABEL, "no strength on this choice", field="strength")
+    marks = duplicates_checked(duplicates)
     stored = _first_label_store(
         kind=SIDE_BY_SIDE,
         task=task,
         annotator=annotator,
         version=version,
         reported=seconds_spent,
-        answer={"side": side, "strength": strength},
+        answer={"side": side, "strength": strength, "duplicates": marks},
         comment=comment,
     )
     if stored is not None:
+        _duplicates_fit(task, marks, stored.experimental_on_left)
         shown = Preference(
             task=task,
             annotator=annotator,
             experimental_on_left=stored.experimental_on_left,
             verdict=stored.verdict,
             strength=strength,
+            duplicates=marks,
             comment=comment,
         )
         shown.pk, shown.seconds_spent = stored.id, stored.seconds_spent
@@ -261,20 +327,24 @@ def preference_submit(
         lambda label: preference_side(verdict=label.verdict, experimental_on_left=label.experimental_on_left),
     )
     if preference is not None:
-        old, old_comment = _revision_value(preference), preference.comment
+        _duplicates_fit(task, marks, preference.experimental_on_left)
+        old, old_rest = _revision_value(preference), (preference.comment, preference.duplicates)
         preference.verdict = _verdict(side, preference.experimental_on_left)
-        preference.strength, preference.comment = strength, comment
-        if (old, old_comment) != (_revision_value(preference), comment):
-            preference.save(update_fields=["verdict", "strength", "comment", "updated_at"])
-            _revision(annotator, task, LabelRevision.Kind.PREFERENCE, old, _revision_value(preference))
+        preference.strength, preference.comment, preference.duplicates = strength, comment, marks
+        if (old, old_rest) != (_revision_value(preference), (comment, marks)):
+            preference.save(update_fields=["verdict", "strength", "comment", "duplicates", "updated_at"])
+            if old != _revision_value(preference):
+                _revision(annotator, task, LabelRevision.Kind.PREFERENCE, old, _revision_value(preference))
         return preference, False
     assignment = lease_claim(annotator=annotator, task=task)
+    _duplicates_fit(task, marks, bool(assignment.experimental_on_left))
     preference = Preference.objects.create(
         task=task,
         annotator=annotator,
         experimental_on_left=bool(assignment.experimental_on_left),  # set on every side-by-side lease
         verdict=_verdict(side, bool(assignment.experimental_on_left)),
         strength=strength,
+        duplicates=marks,
         comment=comment,
         seconds_spent=_seconds_spent(assignment, seconds_spent),
     )

@@ -17,6 +17,7 @@ from datetime import datetime
 
 from django.conf import settings
 from django.db import connection
+from psycopg.types.json import Jsonb
 
 from annotation.models import Assignment
 from annotation.task_kinds import RELEVANCE, TaskKind
@@ -41,9 +42,10 @@ _SECONDS = "LEAST(EXTRACT(EPOCH FROM %(now)s - lease.leased_at)::float8, %(repor
 _JUDGMENT_STORE = f"""
 WITH {_LEASE_CLOSE.format(task_table="annotation_relevancetask", task_column="relevance_task_id")},
 label AS (
-    INSERT INTO annotation_judgment (task_id, annotator_id, grade, comment, seconds_spent, created_at,
-                                     updated_at)
-    SELECT %(task)s, %(annotator)s, %(grade)s, %(comment)s, {_SECONDS}, %(now)s, %(now)s FROM lease
+    INSERT INTO annotation_judgment (task_id, annotator_id, grade, intents, comment, seconds_spent,
+                                     created_at, updated_at)
+    SELECT %(task)s, %(annotator)s, %(grade)s, %(intents)s, %(comment)s, {_SECONDS}, %(now)s, %(now)s
+    FROM lease
     RETURNING id, seconds_spent
 ),
 revision AS (
@@ -62,9 +64,9 @@ _PREFERENCE_STORE = f"""
 WITH {_LEASE_CLOSE.format(task_table="annotation_sidebysidetask", task_column="side_by_side_task_id")},
 label AS (
     INSERT INTO annotation_preference (task_id, annotator_id, experimental_on_left, verdict, strength,
-                                       comment, seconds_spent, created_at, updated_at)
+                                       duplicates, comment, seconds_spent, created_at, updated_at)
     SELECT %(task)s, %(annotator)s, COALESCE(lease.experimental_on_left, false), {_VERDICT}, %(strength)s,
-           %(comment)s, {_SECONDS}, %(now)s, %(now)s FROM lease
+           %(duplicates)s, %(comment)s, {_SECONDS}, %(now)s, %(now)s FROM lease
     RETURNING id, seconds_spent, verdict, experimental_on_left
 ),
 revision AS (
@@ -94,7 +96,8 @@ def first_label_store(
     *, kind: TaskKind, task, annotator, now: datetime, answer: dict, comment: str, reported: float | None
 ) -> StoredLabel | None:
     """Store the annotator's first label of `task` on their live lease, in one statement; None (nothing
-    written) when they hold no such lease. `answer` is {"grade": g} or {"side": s, "strength": n}."""
+    written) when they hold no such lease. `answer` is {"grade": g, "intents": list or None} or
+    {"side": s, "strength": n, "duplicates": list}."""
     campaign = task.campaign
     params = {
         "task": task.pk,
@@ -104,7 +107,8 @@ def first_label_store(
         "now": now,
         "reported": reported,
         "comment": comment,
-        **answer,
+        # The JSON fields' values as JSON (None stays SQL's NULL).
+        **{key: Jsonb(value) if isinstance(value, list) else value for key, value in answer.items()},
     }
     with connection.cursor() as cursor:
         cursor.execute(_JUDGMENT_STORE if kind is RELEVANCE else _PREFERENCE_STORE, params)

@@ -96,6 +96,8 @@ def task(request, campaign_id: int, assignment_id: int):
             grade=data["grade"],
             verdict=data["side"],
             strength=data["strength"],
+            intents=data["intents"],
+            duplicates=data["duplicate"],
             comment=data["comment"],
             version=data["version"] or None,
         )

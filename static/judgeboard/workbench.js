@@ -77,7 +77,16 @@
         sending = true;
       });
     });
-    view = { form, keyed, strength: form.querySelectorAll("input[name=strength]") };
+    const intents = new Map();
+    form.querySelectorAll("[data-intent-key]").forEach((box) => intents.set(box.dataset.intentKey, box));
+    view = {
+      form,
+      keyed,
+      intents,
+      strength: form.querySelectorAll("input[name=strength]"),
+      marks: root.querySelectorAll("select[name=duplicate]"),
+      marking: null, // while a near-duplicate is being marked: what was typed so far
+    };
     document.dispatchEvent(new CustomEvent("workbench:shown"));
   };
 
@@ -85,6 +94,54 @@
     const strength = view.strength;
     const checked = [...strength].findIndex((input) => input.checked);
     strength[(checked + 1) % strength.length].checked = true;
+  };
+
+  // A near-duplicate by keyboard: d, the list (← or →), the result's number, the earlier result's number.
+  // The same keys again take the mark back. Each step is said in #wb-mark; Escape gives up.
+  const SIDE_KEYS = { ArrowLeft: "left", l: "left", ArrowRight: "right", r: "right" };
+  const say = (text) => {
+    const line = document.getElementById("wb-mark");
+    line.textContent = text;
+    line.hidden = !text;
+  };
+
+  const onMarkKey = (event) => {
+    event.preventDefault();
+    const marking = view.marking;
+    const key = event.key;
+    if (key === "Escape") {
+      view.marking = null;
+      say("");
+      return;
+    }
+    if (!marking.side) {
+      if (SIDE_KEYS[key]) {
+        marking.side = SIDE_KEYS[key];
+        say(`Near-duplicate in the ${marking.side} list: the number of the result that repeats an earlier one`);
+      }
+      return;
+    }
+    if (!/^[1-9]$/.test(key)) return;
+    if (!marking.position) {
+      const select = [...view.marks].find(
+        (element) => element.dataset.side === marking.side && element.dataset.position === key,
+      );
+      if (select) {
+        marking.position = key;
+        marking.select = select;
+        say(`${marking.side} #${key} is a near-duplicate of: the earlier result's number`);
+      }
+      return;
+    }
+    const value = `${marking.side}:${marking.position}:${key}`;
+    const option = [...marking.select.options].find((element) => element.value === value);
+    if (!option) return;
+    marking.select.value = marking.select.value === value ? "" : value;
+    const marked = marking.select.value
+      ? `${marking.side} #${marking.position} marked the same as #${key}`
+      : `${marking.side} #${marking.position} unmarked`;
+    view.marking = null;
+    say(marked);
   };
 
   const onDialogKey = (current, event) => {
@@ -108,9 +165,21 @@
       onDialogKey(current, event);
       return;
     }
+    if (view.marking) {
+      onMarkKey(event);
+      return;
+    }
     const key = event.key;
     const button = view.keyed.get(key);
-    if (button) {
+    const intent = view.intents.get(key);
+    if (intent) {
+      event.preventDefault();
+      intent.checked = !intent.checked;
+    } else if (key === "d" && view.marks.length) {
+      event.preventDefault();
+      view.marking = {};
+      say("Near-duplicate: which list? ← or →");
+    } else if (button) {
       event.preventDefault();
       view.form.requestSubmit(button);
     } else if (key === "g") {

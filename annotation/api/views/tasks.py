@@ -118,8 +118,9 @@ class JudgmentView(BodyLimitMixin, APIView):
         label.is_valid(raise_exception=True)
         data = label.validated_data
         assignment = _own_assignment(request, task_id)
-        answer = {field: data[field] for field in ("grade", "verdict", "strength") if field in data}
-        _, created = label_submit(
+        fields = ("grade", "verdict", "strength", "intents", "duplicates")
+        answer = {field: data[field] for field in fields if field in data}
+        label, created = label_submit(
             annotator=request.user,
             assignment=assignment,
             comment=data["comment"],
@@ -127,7 +128,11 @@ class JudgmentView(BodyLimitMixin, APIView):
             version=data.get("version"),
             **answer,
         )
-        # What was stored: the service refuses any answer it would not store as given.
+        # What was stored: the service refuses any answer it would not store as given (intents and marks
+        # in their stored order).
+        answer.update(
+            {field: getattr(label, field) for field in ("intents", "duplicates") if field in answer}
+        )
         kind, _ = assignment_task(assignment)
         body = {"id": assignment.pk, "kind": kind.name, **answer, "comment": data["comment"]}
         if query.validated_data["next"]:
