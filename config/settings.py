@@ -265,6 +265,7 @@ REST_FRAMEWORK = {
         "rest_framework.parsers.FormParser",
         "rest_framework.parsers.MultiPartParser",
     ],
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "annotation.api.negotiation.FormatNegotiation",
     "DEFAULT_SCHEMA_CLASS": "annotation.api.schema.AutoSchema",
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,

@@ -2,6 +2,7 @@
 
 from django.conf import settings
 from rest_framework import exceptions, serializers, status
+from rest_framework.renderers import JSONRenderer
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from annotation.errors import InputError, InputErrorCode, TaskError, TaskErrorCode
@@ -69,6 +70,9 @@ def exception_handler(exc, context):
     response = drf_exception_handler(exc, context)
     if response is None:
         return None
+    # An error is JSON whatever was asked for (a report's HTML, an export's lines, a format refused by 406).
+    request = context["request"]
+    request.accepted_renderer, request.accepted_media_type = JSONRenderer(), "application/json"
     if isinstance(exc, DomainError):
         response.data = exc.body
     elif isinstance(exc, exceptions.ValidationError):

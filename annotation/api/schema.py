@@ -8,7 +8,7 @@ from annotation.api.exceptions import BodyLimitMixin, ErrorSerializer
 class AutoSchema(SpectacularAutoSchema):
     def _get_response_bodies(self, direction="response"):
         responses = super()._get_response_bodies(direction)
-        codes = ["400", "401", "403", "404"]
+        codes = ["400", "401", "403", "404", "406"]  # 406: an `Accept` or `?format=` the operation has not
         if isinstance(self.view, BodyLimitMixin):
             codes.append("413")
         if self.method in ("POST", "PUT", "PATCH"):

@@ -18,4 +18,5 @@ urlpatterns = [
         name="export_qrels",
     ),
     path("campaigns/<int:campaign_id>/report/", views.LaunchReportView.as_view(), name="report"),
+    path("campaigns/<int:campaign_id>/decision/", views.DecisionView.as_view(), name="decision"),
 ]

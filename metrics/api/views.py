@@ -1,21 +1,25 @@
-"""API for reviewers and managers: the launch report (metrics, GSB, decision), the raw labels as JSONL and
-the aggregated labels as TREC qrels."""
+"""API for reviewers and managers: the launch decision, the launch report (metrics, GSB, decision) in each
+format of the download, the raw labels as JSONL and the aggregated labels as TREC qrels."""
 
 import io
 import json
 
 from django.http import HttpResponse, StreamingHttpResponse
+from django.utils.http import content_disposition_header
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.renderers import BaseRenderer, JSONRenderer
+from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.api.permissions import IsReviewer
 from annotation.api.views.campaigns import campaign_or_404
 from annotation.selectors.labels import campaign_labels_export
-from metrics.reports.text import report_json
+from metrics.api.serializers import DecisionSerializer, ReportSerializer
+from metrics.reports import CONTENT_TYPES, REPORT_FORMATS, report_filename, report_render
+from metrics.reports.data import decision_summary
 from metrics.selectors.evaluation_data import campaign_aggregated_labels
 from metrics.selectors.launch import launch_report_build
 from plumbing.routers import reads_from_replica, replica_stream
@@ -24,28 +28,44 @@ from trec.files import QRELS_INTEGER, write_qrels
 REVIEWER = [IsAuthenticated, IsReviewer]
 
 
-class TextRenderer(BaseRenderer):
-    """Lets a client ask for the export's own media type; errors are still JSON."""
+class FileRenderer(BaseRenderer):
+    """Lets a client ask for a file's own media type; the view renders the file, errors are JSON
+    (`annotation.api.exceptions`)."""
 
-    format = "txt"
     charset = "utf-8"
 
     def render(self, data, accepted_media_type=None, renderer_context=None):
-        return json.dumps(data).encode() if isinstance(data, dict) else data
+        return data
 
 
-class JsonlRenderer(TextRenderer):
+class JsonlRenderer(FileRenderer):
     media_type = "application/x-ndjson"
     format = "jsonl"
 
 
-class PlainTextRenderer(TextRenderer):
+class PlainTextRenderer(FileRenderer):
     media_type = "text/plain"
+    format = "txt"
+
+
+class HtmlRenderer(FileRenderer):
+    media_type = "text/html"
+    format = "html"
+
+
+class CsvRenderer(FileRenderer):
+    media_type = "text/csv"
+    format = "csv"
+
+
+class MarkdownRenderer(FileRenderer):
+    media_type = "text/markdown"
+    format = "md"
 
 
 class JudgmentsExportView(APIView):
     permission_classes = REVIEWER
-    renderer_classes = [JSONRenderer, JsonlRenderer]
+    renderer_classes = [JsonlRenderer]
 
     @extend_schema(
         tags=["results"],
@@ -75,7 +95,7 @@ class QrelsFilter(serializers.Serializer):
 
 class QrelsExportView(APIView):
     permission_classes = REVIEWER
-    renderer_classes = [JSONRenderer, PlainTextRenderer]
+    renderer_classes = [PlainTextRenderer]
 
     @extend_schema(
         tags=["results"],
@@ -107,22 +127,65 @@ class ReportFilter(serializers.Serializer):
     )
 
 
+class ReportFormatFilter(ReportFilter):
+    format = serializers.ChoiceField(
+        choices=REPORT_FORMATS,
+        required=False,
+        help_text="The report's format, instead of an `Accept` header: json (default), html, csv or md.",
+    )
+
+
+def _report(request, campaign_id: int):
+    query = ReportFilter(data=request.query_params)
+    query.is_valid(raise_exception=True)
+    return launch_report_build(campaign=campaign_or_404(campaign_id), model=query.validated_data.get("model"))
+
+
 class LaunchReportView(APIView):
+    permission_classes = REVIEWER
+    # The formats of the comparison page's download, chosen by `Accept` or `?format=`; JSON by default.
+    renderer_classes = [JSONRenderer, HtmlRenderer, CsvRenderer, MarkdownRenderer]
+
+    @extend_schema(
+        tags=["results"],
+        parameters=[ReportFormatFilter],
+        responses={
+            (200, "application/json"): ReportSerializer,
+            (200, "text/html"): OpenApiResponse(OpenApiTypes.STR, description="A self-contained page."),
+            (200, "text/csv"): OpenApiResponse(
+                OpenApiTypes.STR, description="`field,value` rows, then one row per model and query."
+            ),
+            (200, "text/markdown"): OpenApiResponse(OpenApiTypes.STR, description="For a launch review."),
+        },
+        description="Every model's measures with intervals, each experimental model against the online one "
+        "(deltas, GSB, significance), the launch decision and its reasons, label agreement: the comparison "
+        "page's download, in the format `Accept` or `?format=` asks for.",
+    )
+    @reads_from_replica
+    def get(self, request, campaign_id: int):
+        report = _report(request, campaign_id)
+        format = request.accepted_renderer.format
+        response = HttpResponse(
+            report_render(report, format), content_type=f"{CONTENT_TYPES[format]}; charset=utf-8"
+        )
+        if format != "json":
+            filename = report_filename(report, format)
+            response["Content-Disposition"] = content_disposition_header(True, filename)
+        return response
+
+
+class DecisionView(APIView):
     permission_classes = REVIEWER
 
     @extend_schema(
         tags=["results"],
         parameters=[ReportFilter],
-        responses={
-            200: OpenApiResponse(OpenApiTypes.OBJECT, description="The launch report, as the JSON download.")
-        },
-        description="Every model's measures with intervals, each experimental model against the online one "
-        "(deltas, GSB, significance), the launch decision and its reasons, label agreement.",
+        responses={200: DecisionSerializer},
+        description="The launch decision on the labels so far: `collecting` until the rule's thresholds of "
+        "queries and coverage are reached (with the `provisional` decision), then `launch`, `no_launch` or "
+        "`inconclusive`, with the reasons, the coverage and the labels' fingerprint.",
     )
     @reads_from_replica
     def get(self, request, campaign_id: int):
-        query = ReportFilter(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        campaign = campaign_or_404(campaign_id)
-        report = launch_report_build(campaign=campaign, model=query.validated_data.get("model"))
-        return HttpResponse(report_json(report), content_type="application/json")
+        report = _report(request, campaign_id)
+        return Response(DecisionSerializer(decision_summary(report)).data)

@@ -127,9 +127,8 @@ def aggregation_data(fit: AggregationFit) -> dict:
     return {"method": fit.method, "converged": fit.converged, "fell_back": fit.fell_back}
 
 
-def report_data(report: LaunchReport) -> dict:
-    query_ids = report.query_ids.tolist()
-    decision = decision_data(report.decision)
+def decision_summary(report: LaunchReport) -> dict:
+    """The report's decision and what it rests on: the campaign and model, when, which labels, coverage."""
     return {
         "campaign": {
             "id": report.campaign.pk,
@@ -140,7 +139,14 @@ def report_data(report: LaunchReport) -> dict:
         "generated_at": report.generated_at.isoformat(),
         "fingerprint": {"labels": report.fingerprint.labels, "sha256": report.fingerprint.sha256},
         "coverage": coverage_data(report.coverage),
-        **decision,
+        **decision_data(report.decision),
+    }
+
+
+def report_data(report: LaunchReport) -> dict:
+    query_ids = report.query_ids.tolist()
+    return {
+        **decision_summary(report),
         "models": {
             scores.name: {
                 "role": scores.role,
