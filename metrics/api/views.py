@@ -58,6 +58,11 @@ class CsvRenderer(FileRenderer):
     format = "csv"
 
 
+class CsvSummaryRenderer(FileRenderer):
+    media_type = "text/csv"
+    format = "summary.csv"
+
+
 class MarkdownRenderer(FileRenderer):
     media_type = "text/markdown"
     format = "md"
@@ -131,7 +136,8 @@ class ReportFormatFilter(ReportFilter):
     format = serializers.ChoiceField(
         choices=REPORT_FORMATS,
         required=False,
-        help_text="The report's format, instead of an `Accept` header: json (default), html, csv or md.",
+        help_text="The report's format, instead of an `Accept` header: json (default), html, csv, "
+        "summary.csv or md.",
     )
 
 
@@ -144,7 +150,7 @@ def _report(request, campaign_id: int):
 class LaunchReportView(APIView):
     permission_classes = REVIEWER
     # The formats of the comparison page's download, chosen by `Accept` or `?format=`; JSON by default.
-    renderer_classes = [JSONRenderer, HtmlRenderer, CsvRenderer, MarkdownRenderer]
+    renderer_classes = [JSONRenderer, HtmlRenderer, CsvRenderer, CsvSummaryRenderer, MarkdownRenderer]
 
     @extend_schema(
         tags=["results"],
@@ -153,7 +159,9 @@ class LaunchReportView(APIView):
             (200, "application/json"): ReportSerializer,
             (200, "text/html"): OpenApiResponse(OpenApiTypes.STR, description="A self-contained page."),
             (200, "text/csv"): OpenApiResponse(
-                OpenApiTypes.STR, description="`field,value` rows, then one row per model and query."
+                OpenApiTypes.STR,
+                description="One row per model and query; `?format=summary.csv`: `field,value` rows of what "
+                "the report is of.",
             ),
             (200, "text/markdown"): OpenApiResponse(OpenApiTypes.STR, description="For a launch review."),
         },

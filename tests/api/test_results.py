@@ -8,6 +8,7 @@ import pytest
 from tests.factories import worked_campaign
 
 REPORT_TYPES = {"json": "application/json", "html": "text/html", "csv": "text/csv", "md": "text/markdown"}
+FORMATS = [*REPORT_TYPES, "summary.csv"]
 
 
 @pytest.fixture
@@ -41,22 +42,24 @@ def test_the_decision_names_an_unknown_model(worked, manager):
 
 def _check(format: str, response) -> None:
     assert response.status_code == 200, response.content
-    assert response["Content-Type"] == f"{REPORT_TYPES[format]}; charset=utf-8"
+    assert response["Content-Type"] == f"{REPORT_TYPES[format.removeprefix('summary.')]}; charset=utf-8"
     text = response.content.decode()
     if format == "json":
         assert response.json()["decision"] == "no_launch"
     elif format == "html":
         assert text.startswith("<!doctype html>") and "Do not launch" in text
-    elif format == "csv":
+    elif format == "summary.csv":
         rows = list(csv.reader(io.StringIO(text)))
         assert rows[0] == ["field", "value"] and ["decision", "no_launch"] in rows
+    elif format == "csv":
+        assert next(csv.reader(io.StringIO(text)))[:3] == ["model", "role", "query"]
     else:
         assert text.startswith("# Launch review: Worked example") and "Do not launch" in text
     if format != "json":
         assert response["Content-Disposition"].startswith("attachment")
 
 
-@pytest.mark.parametrize("format", REPORT_TYPES)
+@pytest.mark.parametrize("format", FORMATS)
 def test_a_token_reads_the_report_in_every_format_by_query(worked, reviewer, format):
     _check(format, reviewer.get(f"/api/campaigns/{worked.pk}/report/?format={format}"))
 
