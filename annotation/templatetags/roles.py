@@ -1,6 +1,7 @@
-"""`{{ role|role_label }}`: a role's name in the page's language."""
+"""`role_label` and `model_role`: a person's or a model's role in the page's language."""
 
 from django import template
+from django.utils.translation import pgettext_lazy
 
 from annotation.roles import ROLE_LABELS, Role
 
@@ -11,3 +12,15 @@ register = template.Library()
 def role_label(role: str) -> str:
     """The role's name as the pages say it; a group that is no role is shown as it is named."""
     return str(ROLE_LABELS[Role(role)]) if role in Role._value2member_map_ else role
+
+
+MODEL_ROLES = {
+    "online": pgettext_lazy("model role", "online"),
+    "experimental": pgettext_lazy("model role", "experimental"),
+}
+
+
+@register.filter
+def model_role(role: str) -> str:
+    """A model's role ("online", "experimental") as the pages say it."""
+    return str(MODEL_ROLES.get(role, role))
