@@ -5,6 +5,7 @@ import re
 from django import forms
 from django.conf import settings
 from django.contrib.auth.forms import AuthenticationForm
+from django.utils.translation import gettext_lazy as _
 
 from annotation.bundle.campaign import MODEL_NAME, MODEL_NAME_LENGTH, MODEL_NAME_RULE
 from annotation.campaign_settings import CAMPAIGN_SETTINGS, Kind, Setting
@@ -211,13 +212,31 @@ class CampaignUploadForm(forms.Form):
                     f"it is at most {MODEL_NAME_LENGTH} characters long."
                 )
             runs.append((model, upload))
-        for upload in [data.get("bundle"), *(upload for _, upload in runs)]:
+        for upload in [data.get("bundle"), *(upload for _model, upload in runs)]:
             if upload is not None and upload.size > settings.IMPORT_UPLOAD_MAX_BYTES:
                 raise forms.ValidationError(
                     f"{upload.name}: larger than {settings.IMPORT_UPLOAD_MAX_BYTES} bytes"
                 )
         data["runs"] = runs
         return data
+
+
+class InteractionLogForm(forms.Form):
+    """An interaction log to add to a campaign (docs/interactions.md)."""
+
+    file = forms.FileField(
+        label=_("Interaction log"),
+        help_text=_("JSONL, one impression a line, may be gzipped."),
+    )
+
+    def clean_file(self):
+        upload = self.cleaned_data["file"]
+        if upload.size > settings.MAX_UPLOAD_BYTES:
+            raise forms.ValidationError(
+                _("%(name)s: larger than %(limit)s bytes; import it with manage.py import_interactions")
+                % {"name": upload.name, "limit": settings.MAX_UPLOAD_BYTES}
+            )
+        return upload
 
 
 class ImportActionForm(forms.Form):

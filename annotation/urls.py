@@ -1,6 +1,6 @@
 from django.urls import path
 
-from annotation.views import campaigns, imports, people, review, settings, workbench
+from annotation.views import campaigns, imports, interactions, people, review, settings, workbench
 
 app_name = "annotation"
 
@@ -17,6 +17,9 @@ urlpatterns = [
     path("campaigns/<int:campaign_id>/labels/stamp/", campaigns.label_stamp, name="label_stamp"),
     path("campaigns/<int:campaign_id>/members/", people.members, name="campaign_members"),
     path("campaigns/<int:campaign_id>/settings/", settings.campaign_settings, name="campaign_settings"),
+    path(
+        "campaigns/<int:campaign_id>/interactions/", interactions.interactions, name="campaign_interactions"
+    ),
     path("campaigns/<int:campaign_id>/archive/", settings.archive, name="campaign_archive"),
     path("campaigns/<int:campaign_id>/exclusions/", settings.exclusions, name="campaign_exclusions"),
     path("campaigns/new/", imports.campaign_new, name="campaign_new"),

@@ -149,6 +149,13 @@ ROUTES = [
     ("GET", "/api/campaigns/{campaign_id}/queries/", "reviewers, managers", "queries (?segment=, ?text=)"),
     ("POST", "/api/campaigns/{campaign_id}/runs/", "managers", "upload a TREC run for a model"),
     ("GET", "/api/campaigns/{campaign_id}/progress/", "reviewers, managers", "progress per annotator"),
+    ("GET", "/api/campaigns/{campaign_id}/interactions/", "reviewers, managers", "the interaction logs"),
+    (
+        "POST",
+        "/api/campaigns/{campaign_id}/interactions/",
+        "managers",
+        "add an interaction log (JSONL, may be gzipped)",
+    ),
     ("POST", "/api/campaigns/{campaign_id}/next-task/", "annotators", "your current or next task"),
     ("GET", "/api/campaigns/{campaign_id}/review-queue/", "reviewers, managers", "disputed tasks"),
     ("GET", "/api/campaigns/{campaign_id}/export/judgments/", "reviewers, managers", "raw labels (JSONL)"),
@@ -202,6 +209,13 @@ ROUTES = [
         "a stamp that changes with the labels (results pages poll it)",
     ),
     ("POST", "/campaigns/{campaign_id}/settings/", "managers", "change them (checked as by the API)"),
+    (
+        "GET",
+        "/campaigns/{campaign_id}/interactions/",
+        "managers",
+        "the interaction logs, and a form to add one",
+    ),
+    ("POST", "/campaigns/{campaign_id}/interactions/", "managers", "add an interaction log"),
     ("POST", "/campaigns/{campaign_id}/archive/", "managers", "archive (read-only, hidden) or restore"),
     (
         "POST",

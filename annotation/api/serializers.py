@@ -257,6 +257,25 @@ class QuerySerializer(serializers.ModelSerializer):
         fields = ["id", "text", "description", "segment", "weight"]
 
 
+class InteractionLogUploadSerializer(serializers.Serializer):
+    file = serializers.FileField(
+        allow_empty_file=True,
+        help_text="JSONL, one impression a line (query, model, request, position, document, clicked; "
+        "optional session, dwell, cart, purchase, rating), may be gzipped.",
+    )
+
+
+class InteractionLogSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    source = serializers.CharField(help_text="The file's name.")
+    impressions = serializers.IntegerField()
+    requests = serializers.IntegerField(help_text="Result lists shown.")
+    clicks = serializers.IntegerField()
+    sessions = serializers.BooleanField(help_text="Whether its impressions name their sessions.")
+    documents_added = serializers.IntegerField(help_text="Documents the campaign did not have before.")
+    created_at = serializers.DateTimeField()
+
+
 class RunUploadedSerializer(serializers.Serializer):
     model = serializers.CharField()
     rankings = serializers.IntegerField(help_text="Ranking rows written.")

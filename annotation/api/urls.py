@@ -2,7 +2,7 @@ from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerSplitView
 from rest_framework.permissions import AllowAny
 
-from annotation.api.views import auth, campaigns, review, tasks
+from annotation.api.views import auth, campaigns, interactions, review, tasks
 
 app_name = "api"
 
@@ -20,6 +20,11 @@ urlpatterns = [
     path("campaigns/<int:campaign_id>/queries/", campaigns.QueryListView.as_view(), name="queries"),
     path("campaigns/<int:campaign_id>/runs/", campaigns.RunUploadView.as_view(), name="run_upload"),
     path("campaigns/<int:campaign_id>/progress/", campaigns.ProgressView.as_view(), name="progress"),
+    path(
+        "campaigns/<int:campaign_id>/interactions/",
+        interactions.InteractionLogListView.as_view(),
+        name="interaction_logs",
+    ),
     path("campaigns/<int:campaign_id>/next-task/", tasks.NextTaskView.as_view(), name="next_task"),
     path(
         "campaigns/<int:campaign_id>/review-queue/",

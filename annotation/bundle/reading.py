@@ -3,8 +3,9 @@
 import gzip
 import json
 import math
+import tempfile
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, BinaryIO, cast
@@ -189,6 +190,19 @@ def text_lines(path: str | Path, source: str, max_bytes: int | None = None) -> I
                 message = f"not UTF-8 text (byte {exc.start})"
                 raise InputError(Code.MALFORMED, message, source=source, line=number) from None
             yield number, text
+
+
+@contextmanager
+def spooled_lines(
+    chunks: Iterable[bytes], source: str, max_bytes: int | None = None
+) -> Iterator[Iterator[tuple[int, str]]]:
+    """An upload's lines as `text_lines` reads them: its chunks are spooled to a temporary file first (a
+    gzip upload is only known whole), which is removed on leaving."""
+    with tempfile.NamedTemporaryFile(suffix=".upload") as file:
+        for chunk in chunks:
+            file.write(chunk)
+        file.flush()
+        yield text_lines(file.name, source, max_bytes)
 
 
 def load_json_line(text: str, reader: Reader) -> Any:

@@ -4,6 +4,7 @@ import gzip
 import json
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
@@ -197,3 +198,23 @@ def test_reading_holds_one_line_at_a_time(tmp_path):
         assert count == lists * 5
         reader_memory[lists] = peak
     assert reader_memory[10_000] < reader_memory[1_000] + 9_000 * 64
+
+
+def test_the_page_adds_a_log_and_lists_it(client, campaign, make_user, tmp_path):
+    client.force_login(make_user("boss", "manager"))
+    url = f"/campaigns/{campaign.pk}/interactions/"
+    assert 'id="no-logs"' in client.get(url).content.decode()
+    content = "".join(json.dumps(row) + "\n" for row in LOG).encode()
+    response = client.post(url, {"file": SimpleUploadedFile("day1.jsonl", content)}, follow=True)
+    page = response.content.decode()
+    assert "day1.jsonl: 5 impressions in 3 lists added." in page
+    assert 'id="log-table"' in page and "<td>day1.jsonl</td>" in page
+
+
+def test_the_page_names_a_bad_line_and_writes_nothing(client, campaign, make_user):
+    client.force_login(make_user("boss", "manager"))
+    content = (json.dumps(LOG[0]) + "\n" + json.dumps(line(query="q9")) + "\n").encode()
+    url = f"/campaigns/{campaign.pk}/interactions/"
+    page = client.post(url, {"file": SimpleUploadedFile("day1.jsonl", content)}).content.decode()
+    assert "day1.jsonl, line 2, field query: &#x27;q9&#x27; is not one of the campaign&#x27;s queries" in page
+    assert InteractionLog.objects.count() == 0
