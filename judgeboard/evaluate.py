@@ -22,7 +22,7 @@ from metrics.compute.evaluation import (
 from metrics.compute.ranking import DEFAULT_MEASURES, RankingSettings, check_weights_cover
 from metrics.evaluation_files import read_files
 from plumbing.progress import progress_bar
-from trec.files import Run, TrecFormatError, blank_indented_comments, read_columns
+from trec.files import Comments, Run, TrecFormatError, read_columns
 from trec.intents import read_intent_qrels
 from trec.measures import parse_measure, trec_eval_names
 
@@ -194,7 +194,7 @@ def read_position_weights(path: str) -> tuple[float, ...]:
     starting with `#` are skipped. Each weight must be a finite number ≥ 0."""
     try:
         weights, lines = read_columns(
-            path, n_fields=1, keep=(0,), names=("the weight",), prepare=blank_indented_comments
+            path, n_fields=1, keep=(0,), names=("the weight",), comments=Comments.FIRST_TEXT
         )
     except TrecFormatError as exc:
         raise CommandFailed(str(exc)) from None

@@ -16,6 +16,7 @@ import math
 import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
 from typing import TextIO
 
@@ -83,7 +84,7 @@ def read_qrels(path: str | Path, progress: Progress | None = None, max_bytes: in
         keep=(0, 2, 3),
         names=("query id", "document id", "label"),
         progress=progress,
-        prepare=blank_comments,
+        comments=Comments.FIRST_BYTE,
         max_bytes=max_bytes,
     )
     return Qrels(query, document, label, line, str(path))
@@ -100,7 +101,7 @@ def read_run(path: str | Path, progress: Progress | None = None, max_bytes: int 
         names=("query id", "document id", "score"),
         trailing=True,
         progress=progress,
-        prepare=blank_indented_comments,
+        comments=Comments.FIRST_TEXT,
         max_bytes=max_bytes,
     )
     return Run(query, document, score, line, str(path))
@@ -256,18 +257,17 @@ def _refuse_duplicates(query, document, line, path: str, what: str) -> None:
         )
 
 
-def blank_comments(window: np.ndarray) -> None:
-    """Turns every line of a window of whole lines whose first byte is `#` into blanks, in place: the
-    tokenizer then skips it as a blank line, and the line numbers of the others stay right."""
-    _blank_comments(window, indented=False)
+class Comments(Enum):
+    """Which lines are comments: those whose first byte is `#` (trec_eval 10.0's qrels), or whose first
+    non-blank byte is (its runs; ndeval's qrels)."""
 
-
-def blank_indented_comments(window: np.ndarray) -> None:
-    """As `blank_comments`, for lines whose first non-blank byte is `#`."""
-    _blank_comments(window, indented=True)
+    FIRST_BYTE = "first byte"
+    FIRST_TEXT = "first non-blank byte"
 
 
 def _blank_comments(window: np.ndarray, *, indented: bool) -> None:
+    """Turns every comment line of a window of whole lines into blanks, in place: the tokenizer then skips
+    it as a blank line, and the line numbers of the others stay right."""
     hashes = _true_positions(window == COMMENT)
     if not hashes.size:
         return
@@ -387,21 +387,21 @@ def read_columns(
     names: tuple[str, ...],
     trailing: bool = False,
     progress: Progress | None = None,
-    prepare: Callable[[np.ndarray], None] | None = None,
+    comments: Comments | None = None,
     max_bytes: int | None = None,
 ) -> list[np.ndarray]:
     """The kept fields of every non-blank line, the last one parsed as numbers and the others as `S`
     arrays, then the 1-based line number of each. With `trailing`, a line may have more than `n_fields`
-    fields; the rest is ignored. `prepare` may change each window's bytes (whole lines) in place first.
+    fields; the rest is ignored. `comments` says which lines are comments (skipped; none without it).
     More than `max_bytes` read (gunzipped) is refused with `TrecTooLargeError`."""
     pieces: list[list[np.ndarray]] = [[] for _ in range(len(keep) + 1)]
     first_line = 1
     try:
         for window in _windows(path, progress, max_bytes):
             size = window.size - (MAX_TOKEN_BYTES + 1)
-            if prepare is not None:
-                prepare(window[:size])
-            columns, n_lines = _tokenize(window, size, n_fields, keep, names, path, first_line, trailing)
+            columns, n_lines = _tokenize(
+                window, size, n_fields, keep, names, path, first_line, trailing, comments
+            )
             for piece, column in zip(pieces, columns, strict=True):
                 piece.append(column)
             first_line += n_lines
@@ -426,13 +426,21 @@ def _tokenize(
     path: str,
     first_line: int,
     trailing: bool = False,
+    comments: Comments | None = None,
 ) -> tuple[list[np.ndarray], int]:
     """Splits the first `size` bytes of `tail` (whole lines); returns the kept fields, their line numbers
-    and the number of lines. The bytes of `tail` past `size` are only viewed, never parsed."""
+    and the number of lines. The bytes of `tail` past `size` are only viewed, never parsed; comment
+    lines are blanked in place."""
     window = tail[:size]
     if window.size and window.min() == 0:
         _refuse_nul(window, path, first_line)
     simple = _split_single_separated(window, n_fields)
+    # In the usual layout a comment's `#` starts a line's first token: one look per line, not per byte.
+    if comments is not None and (
+        (window == COMMENT).any() if simple is None else (window[simple[0][::n_fields]] == COMMENT).any()
+    ):
+        _blank_comments(window, indented=comments is Comments.FIRST_TEXT)
+        simple = _split_single_separated(window, n_fields)
     if simple is not None:
         starts, ends, n_lines = simple
         lines = np.arange(first_line, first_line + n_lines, dtype=np.int32)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from trec.files import Progress, blank_indented_comments, read_columns
+from trec.files import Comments, Progress, read_columns
 
 
 @dataclass(frozen=True)
@@ -37,6 +37,6 @@ def read_intent_qrels(path: str | Path, progress: Progress | None = None) -> Int
         keep=(0, 1, 2, 3),
         names=("query id", "intent", "document id", "judgment"),
         progress=progress,
-        prepare=blank_indented_comments,
+        comments=Comments.FIRST_TEXT,
     )
     return IntentQrels(query, intent, document, judgment, line, str(path))
