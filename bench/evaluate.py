@@ -1,16 +1,25 @@
-"""Time `manage.py evaluate` against pytrec_eval and ranx on the same TREC files, whole processes.
+"""Time `judgeboard evaluate` against pytrec_eval (and a pyarrow.csv read of the same files), whole processes,
+on a quiet machine and with the other core kept busy.
 
-    .venv/bin/python bench/evaluate.py [--queries 100000] [--docs 100] [--repeat 3] [--skip-ranx]
+    flock /tmp/bench.lock .venv/bin/python bench/evaluate.py [--queries 50000] [--docs 100]
+        [--shape bench|other] [--repeat 3] [--modes quiet,loaded] [--ranx]
 
-Generates (once, cached in bench/out/) a run of QUERIES × DOCS documents with distinct scores and qrels
-that judge 90% of them (labels 0–3, half of them 0). Then runs each evaluator REPEAT times as its own
-process, the evaluators taking turns in each round, nDCG@10 and nDCG with linear gain (trec_eval's): our
-command (which reads the qrels on a second thread; the peak memory counts every thread); pytrec_eval-terrier,
-parsing the files in Python and calling `RelevanceEvaluator`; ranx, `Qrels.from_file`, `Run.from_file` and
-`evaluate`. It
-prints the median wall time and the peak resident memory of each, the ratios to pytrec_eval, and checks
-that the three agree on the means. A second part times the compute step alone (`evaluate_ranked`) on
-10 million in-memory entries. Targets: wall ≤ 0.25 × and memory ≤ 0.5 × pytrec_eval's; compute < 1 s.
+Generates (once, cached in bench/out/) a run and qrels of one of two shapes:
+- `bench`: QUERIES × DOCS run lines with distinct scores, ids `q17` / `d17-104729`, qrels that judge 90% of
+  them (labels 0–3, half 0), both files in the same query order;
+- `other`: numeric query ids, MS MARCO v2.1-style document ids (`msmarco_v2.1_doc_07_694843847#0_1223433614`:
+  long, with a `#`), scores with ties, the run's queries in shuffled order; qrels of 25 judgments a query, 15
+  from the run's top 50 and 10 documents the run never retrieved, sorted by query id as text: the run four
+  times longer than the qrels, 85% of its documents unjudged.
+Then, in each mode (`quiet`: nothing started; `loaded`: a Python busy loop on the other core for the mode's
+rounds), prints the load average and runs each program REPEAT times as its own process, taking turns in each
+round: our command, nDCG@10, AP, RR and P@10 with linear gain (trec_eval's); pytrec_eval-terrier, parsing
+the files in Python and calling `RelevanceEvaluator`; a `pyarrow.csv` read of both files into tables, the
+floor of reading them; with --ranx, ranx. It prints the median wall time, CPU time and the peak resident
+memory of each, the ratios, and checks that ours and pytrec_eval agree on the means. Targets (issue 30):
+wall ≤ 0.25 × pytrec_eval's at 50,000 queries and ≤ 0.2 × at 100,000, memory ≤ 0.5 ×, wall ≤ 1.2 × the
+pyarrow read, in both modes. A last part times the compute step alone (`evaluate_ranked`) on 10 million
+in-memory entries (target < 1 s).
 """
 
 import argparse
@@ -25,11 +34,12 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
-os.environ.setdefault("DEBUG", "1")  # settings default to production, which needs a SECRET_KEY
 OUT = ROOT / "bench" / "out"
+MEASURES = {"nDCG@10": "ndcg_cut_10", "AP": "map", "RR": "recip_rank", "P@10": "P_10"}
 
 PYTREC = """
 import json, sys, pytrec_eval
+measures = json.loads(sys.argv[3])
 qrels, run = {}, {}
 with open(sys.argv[1]) as f:
     for line in f:
@@ -39,10 +49,19 @@ with open(sys.argv[2]) as f:
     for line in f:
         q, _, d, _, score, _ = line.split()
         run.setdefault(q, {})[d] = float(score)
-result = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut_10", "ndcg"}).evaluate(run)
+result = pytrec_eval.RelevanceEvaluator(qrels, set(measures.values())).evaluate(run)
 n = len(result)
-print(json.dumps({"nDCG@10": sum(r["ndcg_cut_10"] for r in result.values()) / n,
-                  "nDCG": sum(r["ndcg"] for r in result.values()) / n}))
+print(json.dumps({ours: sum(r[theirs] for r in result.values()) / n for ours, theirs in measures.items()}))
+"""
+
+ARROW = """
+import json, sys
+import pyarrow.csv as csv
+blank = csv.ParseOptions(delimiter=" ")
+names = lambda columns: csv.ReadOptions(column_names=list(columns))
+qrels = csv.read_csv(sys.argv[1], read_options=names("qidl"), parse_options=blank)
+run = csv.read_csv(sys.argv[2], read_options=names("qzdkst"), parse_options=blank)
+print(json.dumps({"rows": qrels.num_rows + run.num_rows}))
 """
 
 RANX = """
@@ -50,15 +69,22 @@ import json, sys
 from ranx import Qrels, Run, evaluate
 qrels = Qrels.from_file(sys.argv[1], kind="trec")
 run = Run.from_file(sys.argv[2], kind="trec")
-result = evaluate(qrels, run, ["ndcg@10", "ndcg"])
-print(json.dumps({"nDCG@10": float(result["ndcg@10"]), "nDCG": float(result["ndcg"])}))
+result = evaluate(qrels, run, ["ndcg@10", "map", "mrr", "precision@10"])
+print(json.dumps({"nDCG@10": float(result["ndcg@10"]), "AP": float(result["map"]), "RR": float(result["mrr"]),
+                  "P@10": float(result["precision@10"])}))
 """
 
+BUSY = "while True: pass"
 
-def generate(queries: int, docs: int) -> tuple[Path, Path]:
+
+def generate(queries: int, docs: int, shape: str = "bench") -> tuple[Path, Path]:
     OUT.mkdir(parents=True, exist_ok=True)
-    qrels_path, run_path = OUT / f"qrels-{queries}x{docs}.txt", OUT / f"run-{queries}x{docs}.txt"
+    name = f"{queries}x{docs}" if shape == "bench" else f"{shape}-{queries}x{docs}"
+    qrels_path, run_path = OUT / f"qrels-{name}.txt", OUT / f"run-{name}.txt"
     if qrels_path.exists() and run_path.exists():
+        return qrels_path, run_path
+    if shape == "other":
+        _generate_other(queries, docs, qrels_path, run_path)
         return qrels_path, run_path
     rng = np.random.default_rng(42)
     query = np.repeat(np.arange(queries), docs)
@@ -91,9 +117,36 @@ def generate(queries: int, docs: int) -> tuple[Path, Path]:
     return qrels_path, run_path
 
 
+def _generate_other(queries: int, docs: int, qrels_path: Path, run_path: Path) -> None:
+    rng = np.random.default_rng(43)
+    query_ids = [str(100_003 + 37 * q) for q in range(queries)]
+    qrels_lines = []
+    with open(run_path, "w") as run:
+        for q in rng.permutation(queries).tolist():
+            number = rng.integers(0, 10**9, size=docs + 10)
+            ids = [
+                f"msmarco_v2.1_doc_{n % 60:02d}_{n}#{n % 23}_{(n * 7919) % 10**10}" for n in number.tolist()
+            ]
+            # Scores of three decimals, descending: ties for the tie-break rule.
+            scores = np.sort(np.round(rng.random(docs) * 20, 3))[::-1].tolist()
+            run.write(
+                "".join(
+                    f"{query_ids[q]} Q0 {ids[rank]} {rank + 1} {scores[rank]} other\n" for rank in range(docs)
+                )
+            )
+            judged = rng.choice(min(50, docs), size=min(15, docs), replace=False).tolist() + list(
+                range(docs, docs + 10)
+            )
+            labels = rng.integers(0, 4, size=len(judged)).tolist()
+            qrels_lines += [(query_ids[q], ids[d], label) for d, label in zip(judged, labels, strict=True)]
+    qrels_lines.sort(key=lambda line: line[0])
+    with open(qrels_path, "w") as qrels:
+        qrels.write("".join(f"{q} 0 {d} {label}\n" for q, d, label in qrels_lines))
+
+
 def run_process(command: list[str]) -> tuple[float, float, int, str]:
     """Wall seconds, CPU seconds (user + system, all threads), the child's peak resident KiB (from wait4:
-    all its threads; the evaluators here start no processes of their own, which wait4 would not add up)
+    all its threads; the programs here start no processes of their own, which wait4 would not add up)
     and its standard output."""
     start = time.perf_counter()
     process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -102,7 +155,7 @@ def run_process(command: list[str]) -> tuple[float, float, int, str]:
     _, status, usage = os.wait4(process.pid, 0)
     elapsed = time.perf_counter() - start
     if os.waitstatus_to_exitcode(status):
-        raise SystemExit(f"{' '.join(command[:3])} failed:\n{err.decode()}")
+        raise SystemExit(f"{' '.join(command[:4])} failed:\n{err.decode()}")
     return elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss, out.decode()
 
 
@@ -125,76 +178,88 @@ def compute_step(entries: int) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--queries", type=int, default=100_000)
+    parser.add_argument("--queries", type=int, default=50_000)
     parser.add_argument("--docs", type=int, default=100)
+    parser.add_argument("--shape", choices=["bench", "other"], default="bench")
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument(
-        "--skip-ranx", action="store_true", help="leave ranx out (≈1 min a run; for quick iterations only)"
-    )
+    parser.add_argument("--modes", default="quiet,loaded", help="quiet, loaded or both (comma-separated)")
+    parser.add_argument("--ranx", action="store_true", help="time ranx too (≈1 min a run at 100,000 queries)")
     args = parser.parse_args()
-    qrels, run = generate(args.queries, args.docs)
+    qrels, run = generate(args.queries, args.docs, args.shape)
     print(
         f"files: {qrels.name} ({qrels.stat().st_size >> 20} MiB), {run.name} ({run.stat().st_size >> 20} MiB)"
     )
     python = sys.executable
+    measures = [argument for measure in MEASURES for argument in ("-m", measure)]
     commands = {
         "judgeboard": [
             python,
-            "manage.py",
+            "-m",
+            "judgeboard",
             "evaluate",
             str(qrels),
             str(run),
-            "-m",
-            "nDCG@10",
-            "-m",
-            "nDCG",
+            *measures,
             "--gain",
             "linear",
-            "--format",
-            "json",
-        ],
-        "pytrec_eval": [python, "-c", PYTREC, str(qrels), str(run)],
-        "ranx": [python, "-c", RANX, str(qrels), str(run)],
+        ]
+        + ["--format", "json"],
+        "pytrec_eval": [python, "-c", PYTREC, str(qrels), str(run), json.dumps(MEASURES)],
+        "pyarrow.csv": [python, "-c", ARROW, str(qrels), str(run)],
     }
-    if args.skip_ranx:
-        del commands["ranx"]
-    # Interleaved (each evaluator once per round), so a change in the machine's load hits all of them alike.
+    if args.ranx:
+        commands["ranx"] = [python, "-c", RANX, str(qrels), str(run)]
+    for mode in args.modes.split(","):
+        busy = subprocess.Popen([python, "-c", BUSY]) if mode == "loaded" else None
+        try:
+            time.sleep(1 if busy else 0)
+            load = " ".join(f"{value:.2f}" for value in os.getloadavg())
+            started = "a busy loop on the other core" if busy else "nothing started"
+            print(f"\n{mode} ({started}), load average {load}")
+            _measure(commands, str(run), args.repeat)
+        finally:
+            if busy:
+                busy.kill()
+                busy.wait()
+    sys.path.insert(0, str(ROOT))
+    print(
+        f"\ncompute step alone, 10,000,000 in-memory entries: {compute_step(10_000_000):.3f} s (target < 1 s)"
+    )
+
+
+def _measure(commands: dict[str, list[str]], run: str, repeat: int) -> None:
+    # Interleaved (each program once per round), so a change in the machine's load hits all of them alike.
     walls, cpus, peaks, means = ({name: [] for name in commands} for _ in range(4))
-    for _ in range(args.repeat):
+    for _ in range(repeat):
         for name, command in commands.items():
             wall, cpu, peak, out = run_process(command)
             walls[name].append(wall)
             cpus[name].append(cpu)
             peaks[name].append(peak)
             parsed = json.loads(out)
-            means[name].append(parsed["runs"][str(run)]["aggregate"] if name == "judgeboard" else parsed)
-    results = {}
+            means[name].append(parsed["runs"][run]["aggregate"] if name == "judgeboard" else parsed)
+    median = {name: statistics.median(walls[name]) for name in commands}
     for name in commands:
-        wall, peak, mean = statistics.median(walls[name]), max(peaks[name]), means[name][-1]
-        results[name] = (wall, peak, mean, statistics.median(cpus[name]))
+        mean = means[name][-1]
+        shown = "  ".join(f"{measure} {mean[measure]:.6f}" for measure in MEASURES if measure in mean)
         print(
-            f"{name:12s} wall {wall:7.2f} s  cpu {results[name][3]:7.2f} s  peak {peak / 1024:7.0f} MiB  "
-            f"nDCG@10 {mean['nDCG@10']:.6f}  "
-            f"nDCG {mean['nDCG']:.6f}  (walls: {', '.join(f'{w:.2f}' for w in walls[name])})"
+            f"{name:12s} wall {median[name]:6.2f} s  cpu {statistics.median(cpus[name]):6.2f} s  "
+            f"peak {max(peaks[name]) / 1024:5.0f} MiB  (walls {', '.join(f'{w:.2f}' for w in walls[name])})  "
+            f"{shown}"
         )
-    ours, theirs = results["judgeboard"], results["pytrec_eval"]
+    ours, theirs, read = median["judgeboard"], median["pytrec_eval"], median["pyarrow.csv"]
+    memory = max(peaks["judgeboard"]) / max(peaks["pytrec_eval"])
     print(
-        f"ratio to pytrec_eval: wall {ours[0] / theirs[0]:.3f} (target ≤ 0.25), "
-        f"memory {ours[1] / theirs[1]:.3f} (target ≤ 0.5), cpu {ours[3] / theirs[3]:.3f}"
+        f"ours / pytrec_eval: wall {ours / theirs:.3f}, memory {memory:.3f}; "
+        f"ours / pyarrow.csv read: wall {ours / read:.3f}"
     )
-    if "ranx" in results:
-        print(
-            f"ratio to ranx:        wall {ours[0] / results['ranx'][0]:.3f}, "
-            f"memory {ours[1] / results['ranx'][1]:.3f}"
-        )
-    for measure in ("nDCG@10", "nDCG"):
-        values = [result[2][measure] for result in results.values()]
-        agree = max(values) - min(values) < 1e-6
-        print(f"means of {measure} agree to 1e-6: {agree} ({', '.join(f'{v:.8f}' for v in values)})")
-    sys.path.insert(0, str(ROOT))
-    print(
-        f"compute step alone, 10,000,000 in-memory entries: {compute_step(10_000_000):.3f} s (target < 1 s)"
+    if "ranx" in commands:
+        print(f"ours / ranx: wall {ours / median['ranx']:.3f}")
+    agree = all(
+        abs(means["judgeboard"][-1][measure] - means["pytrec_eval"][-1][measure]) < 1e-6
+        for measure in MEASURES
     )
+    print(f"ours and pytrec_eval agree on every mean to 1e-6: {agree}")
 
 
 if __name__ == "__main__":
