@@ -104,6 +104,18 @@ def test_line_numbers_stay_right_across_read_windows(tmp_path, monkeypatch, last
     assert read_run(write(tmp_path / "ok", lines[:30])).line.tolist() == list(range(1, 31))
 
 
+@pytest.mark.parametrize("gzipped", [False, True])
+def test_columns_grow_and_widen_across_windows(tmp_path, monkeypatch, gzipped):
+    """Each column is written a window at a time into one array: sized from a plain file's length, grown
+    for a gzipped one; an id longer than any before it widens the column."""
+    monkeypatch.setattr(trec, "WINDOW_BYTES", 64)
+    lines = [f"q{i} Q0 {'d' * (1 + i // 10)}{i} {i} {i / 4} run" for i in range(100)]
+    run = read_run(write(tmp_path / "run", lines, gzipped=gzipped))
+    assert run.query.tolist() == [f"q{i}".encode() for i in range(100)]
+    assert run.document.tolist() == [f"{'d' * (1 + i // 10)}{i}".encode() for i in range(100)]
+    assert run.score.tolist() == [i / 4 for i in range(100)] and run.line.tolist() == list(range(1, 101))
+
+
 @pytest.mark.parametrize(
     ("lines", "message"),
     [
