@@ -1,6 +1,6 @@
 """Server time of every page of the demo campaign, the first request of a fresh worker included.
 
-    .venv/bin/python bench/pages.py [--repeat 5] [--starts 1] [--database NAME]
+    .venv/bin/python bench/pages.py [--repeat 5] [--starts 1] [--database NAME] [--loaded]
 
 Loads the demo into its own PostgreSQL database (judgeboard_bench_pages on BENCH_PG's server, created and
 dropped here). Then, for each page, a new Python process starts as a gunicorn worker does (it imports
@@ -8,7 +8,8 @@ dropped here). Then, for each page, a new Python process starts as a gunicorn wo
 application it built: the first call, then the median of --repeat more. `/healthz` (no database, no
 template) is measured the same way as the floor. With --starts N each page gets N new processes, and the
 table shows the median of their first calls and of their medians (on a machine shared with other work, one
-first call can be tens of milliseconds off).
+first call can be tens of milliseconds off). With --loaded another process keeps one core busy while the
+pages are timed (`bench/busy.py`); the load average is printed either way.
 
 Target: every page's first call and median ≤ 150 ms.
 """
@@ -22,6 +23,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+from busy import load_average, other_core_busy
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVER = os.environ.get("BENCH_PG", "postgres://postgres@127.0.0.1:5432")
@@ -152,6 +155,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--starts", type=int, default=1, help="new processes per page")
     parser.add_argument("--database", default=DATABASE)
+    parser.add_argument("--loaded", action="store_true", help="keep one core busy while timing")
     parser.add_argument("--child", nargs=2, metavar=("USER", "PATH"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -170,13 +174,19 @@ def main() -> None:
                 [sys.executable, "manage.py", *command], cwd=ROOT, env=env, check=True, capture_output=True
             )
         rows = []
-        for user, path in pages(args.database):
-            starts = [start(user, path, args.repeat, production) for _ in range(args.starts)]
+        with other_core_busy(args.loaded):
+            measured = [
+                (user, path, [start(user, path, args.repeat, production) for _ in range(args.starts)])
+                for user, path in pages(args.database)
+            ]
+            load = load_average()
+        for user, path, starts in measured:
             times = {key: statistics.median(result[key] for result in starts) for key in ("first", "median")}
             rows.append((user or "-", path, {**times, "status": starts[-1]["status"]}))
     finally:
         psql(f"DROP DATABASE IF EXISTS {args.database}")
 
+    print(f"{'loaded: one core kept busy' if args.loaded else 'quiet'}; {load}")
     print(f"{'user':<11} {'page':<52} {'status':>6} {'first ms':>9} {'median ms':>10}")
     for user, path, result in rows:
         first, median = result["first"], result["median"]
