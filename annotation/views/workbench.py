@@ -125,4 +125,5 @@ def task_skip(request, campaign_id: int, assignment_id: int):
         )
     except TaskError as error:
         messages.error(request, str(error))
+        return redirect("annotation:task", campaign_id, assignment_id)  # back to the task, as a refused label
     return redirect("annotation:work", campaign_id)

@@ -166,7 +166,7 @@ def api_refused(response) -> None:
 
 def page_refused(response) -> None:
     assert response.status_code == 200, response.status_code
-    assert MESSAGE in response.content.decode()
+    assert response.content.decode().count(MESSAGE) == 1
 
 
 def api(user: str, url: Callable[[SimpleNamespace], str], body=None, method: str = "post", fmt: str = "json"):
