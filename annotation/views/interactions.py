@@ -7,7 +7,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
 from annotation.bundle.reading import spooled_lines
-from annotation.errors import InputError
+from annotation.errors import InputError, TaskError
 from annotation.forms import InteractionLogForm
 from annotation.models import Campaign
 from annotation.roles import can_manage, role_required
@@ -29,6 +29,8 @@ def interactions(request, campaign_id: int):
                 )
         except InputError as error:
             form.add_error("file", error.for_page())
+        except TaskError as error:  # an archived campaign
+            form.add_error(None, str(error))
         else:
             messages.success(
                 request,

@@ -75,6 +75,8 @@ EXEMPT = {
     "label_pool.side_by_side_hashes_set": "runs inside campaign_pool_tasks, after its check",
     "label_pool.standard_for": "a judging standard, shared by campaigns: no campaign's rows",
     "labels.field_needed": "builds an error",
+    "labels.duplicates_checked": "checks input, writes nothing",
+    "labels.intents_checked": "checks input, writes nothing",
     "logins.client_address": _PEOPLE,
     "logins.user_authenticate": _PEOPLE,
     **{f"people.{name}": _PEOPLE for name in ("password_set_path", "person_active_set", "person_create")},
@@ -218,6 +220,10 @@ def task_url(name: str, assignment: Callable[[SimpleNamespace], int]) -> Callabl
     return lambda w: reverse(f"annotation:{name}", args=[w.campaign.pk, assignment(w)])
 
 
+def campaign_api(tail: str) -> Callable[[SimpleNamespace], str]:
+    return lambda w: f"/api/campaigns/{w.campaign.pk}/{tail}"
+
+
 def campaign_url(name: str) -> Callable[[SimpleNamespace], str]:
     return lambda w: reverse(f"annotation:{name}", args=[w.campaign.pk])
 
@@ -225,6 +231,11 @@ def campaign_url(name: str) -> Callable[[SimpleNamespace], str]:
 def settings_form(w) -> dict:
     shown = w.clients["boss"].page.get(campaign_url("campaign_settings")(w)).content.decode()
     return {**form_data(shown, "settings-form"), "overlap": "3"}
+
+
+def log_upload(w) -> dict:
+    with open(w.interactions, "rb") as log:
+        return {"file": SimpleUploadedFile("log.jsonl", log.read())}
 
 
 def run_upload(w) -> dict:
@@ -264,7 +275,7 @@ WALKS: dict[str, tuple[set[str], Callable[[SimpleNamespace], None]]] = {
         api("bo", lambda w: f"/api/tasks/{held(w)}/judgment/?next=true", {"grade": 2}),
     ),
     "api_skip": ({"assignment.task_skip"}, api("bo", lambda w: f"/api/tasks/{held(w)}/skip/", SKIP)),
-    "api_next_task": (NEXT, api("ann", lambda w: f"/api/campaigns/{w.campaign.pk}/next-task/")),
+    "api_next_task": (NEXT, api("ann", campaign_api("next-task/"))),
     "page_grade_change": (
         GRADE,
         page("ann", task_url("task", earlier("relevance")), {"grade": "3"}, **NEXT_HEADER),
@@ -295,13 +306,11 @@ WALKS: dict[str, tuple[set[str], Callable[[SimpleNamespace], None]]] = {
     # a manager
     "api_settings": (
         {"campaigns.campaign_change"},
-        api(
-            "boss", lambda w: f"/api/campaigns/{w.campaign.pk}/", {"settings": {"overlap": 3}}, method="patch"
-        ),
+        api("boss", campaign_api(""), {"settings": {"overlap": 3}}, method="patch"),
     ),
     "api_run_upload": (
         {"campaigns.model_rankings_replace"},
-        api("boss", lambda w: f"/api/campaigns/{w.campaign.pk}/runs/", run_upload, fmt="multipart"),
+        api("boss", campaign_api("runs/"), run_upload, fmt="multipart"),
     ),
     "page_settings": (
         {"campaigns.campaign_change"},
@@ -324,6 +333,14 @@ WALKS: dict[str, tuple[set[str], Callable[[SimpleNamespace], None]]] = {
         page("boss", EXCLUSIONS, {"action": "confirm"}),
     ),
     "command_import_judgments": ({"label_import.labels_import"}, command("import_judgments", "judgments")),
+    "api_interaction_log": (
+        {"interactions.interaction_log_import"},
+        api("boss", campaign_api("interactions/"), log_upload, fmt="multipart"),
+    ),
+    "page_interaction_log": (
+        {"interactions.interaction_log_import"},
+        page("boss", campaign_url("campaign_interactions"), log_upload),
+    ),
     "command_import_interactions": (
         {"interactions.interaction_log_import"},
         command("import_interactions", "interactions"),
