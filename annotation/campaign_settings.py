@@ -10,6 +10,8 @@ migration), and the code that uses it.
 
 import enum
 import json
+import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -30,6 +32,8 @@ class Kind(enum.Enum):
     CUTOFFS = "list of integers"  # non-empty, each at least 1; kept sorted, without repeats
     MEASURE = "measure name"  # read by `trec.measures.parse_measure`, kept in its canonical spelling
     WEIGHTS = "list of numbers"  # or null; each finite and at least 0
+    GUARDRAILS = "guardrails"  # text: `METRIC >= NUMBER` or `METRIC <= NUMBER`, separated by `;`
+    ACTION_GRADES = "action grades"  # text: `action=NUMBER`, separated by `,` (the others keep defaults)
 
 
 class Lock(enum.Enum):
@@ -101,10 +105,90 @@ def _same(value: Any) -> Any:
     return value
 
 
+# Online metrics a guardrail may name: the names `metrics.compute.interactions.online.metric_names` gives
+# (tests/annotation/test_behaviour_settings.py holds the two lists together).
+ONLINE_METRIC = re.compile(r"(?:(?:IPS-|SNIPS-)?CTR@[1-9][0-9]{0,2}|Clicks|Abandonment|Dwell|Conversion)")
+_GUARDRAIL = re.compile(r"\s*(?P<metric>\S+)\s*(?P<op>>=|<=|≥|≤)\s*(?P<threshold>\S+)\s*")
+
+
+def parse_guardrails(text: str) -> list[tuple[str, str, float]]:
+    """Guardrails as (metric, `>=` or `<=`, threshold), from "IPS-CTR@10 >= -0.01; Abandonment <= 0.02":
+    each says that the interval of Δ metric (experimental − online) has its lower end (`>=`) at least, or its
+    upper end (`<=`) at most, the threshold. Empty text: none. ValueError names the bad part."""
+    rules = []
+    for part in (part for part in text.split(";") if part.strip()):
+        match = _GUARDRAIL.fullmatch(part)
+        if match is None:
+            raise ValueError(f"{part.strip()!r}: write each as METRIC >= NUMBER or METRIC <= NUMBER")
+        metric, op = match["metric"], {"≥": ">=", "≤": "<="}.get(match["op"], match["op"])
+        if not ONLINE_METRIC.fullmatch(metric):
+            raise ValueError(
+                f"{metric!r} is not an online metric (CTR@k, IPS-CTR@k, SNIPS-CTR@k, Clicks, Abandonment, "
+                "Dwell, Conversion)"
+            )
+        try:
+            threshold = float(match["threshold"].replace("−", "-"))
+        except ValueError:
+            raise ValueError(f"{match['threshold']!r} is not a number") from None
+        if not math.isfinite(threshold):
+            raise ValueError(f"{match['threshold']!r} is not a finite number")
+        rules.append((metric, op, threshold))
+    return rules
+
+
+def _guardrails_text(rules: list[tuple[str, str, float]]) -> str:
+    return "; ".join(f"{metric} {op} {threshold:.15g}" for metric, op, threshold in rules)
+
+
+# What each furthest action of an impression grades (`metrics.compute.interactions.behaviour.ActionGrades`'
+# fields, in its order, with its defaults: the product seed's e-commerce scale).
+ACTION_GRADE_DEFAULTS: dict[str, float] = {
+    "no_click": 0,
+    "click": 1,
+    "cart": 2,
+    "purchase_good": 3,
+    "purchase_unrated": 2,
+    "purchase_poor": 1,
+    "good_rating": 4,
+    "min_dwell": 0,
+}
+
+
+def parse_action_grades(text: str) -> dict[str, float]:
+    """The grade of each action, from "click=1, cart=2, purchase_good=3": the actions named take their
+    number, the others keep their default. ValueError names the bad part."""
+    grades = dict(ACTION_GRADE_DEFAULTS)
+    for part in (part.strip() for part in text.split(",") if part.strip()):
+        name, equals, value = part.partition("=")
+        name = name.strip()
+        if not equals or name not in ACTION_GRADE_DEFAULTS:
+            raise ValueError(
+                f"{part!r}: write ACTION=NUMBER, ACTION one of {', '.join(ACTION_GRADE_DEFAULTS)}"
+            )
+        try:
+            number = float(value)
+        except ValueError:
+            raise ValueError(f"{part!r}: {value.strip()!r} is not a number") from None
+        if not math.isfinite(number) or (name == "min_dwell" and number < 0):
+            raise ValueError(
+                f"{part!r}: must be a finite number" + (", 0 or more" if name == "min_dwell" else "")
+            )
+        grades[name] = number
+    return grades
+
+
+def _action_grades_text(grades: dict[str, float]) -> str:
+    return ", ".join(f"{name}={value:.15g}" for name, value in grades.items())
+
+
 _NORMAL: dict[Kind, Callable[[Any], Any]] = {
     Kind.CUTOFFS: lambda cutoffs: sorted(set(cutoffs)),
     Kind.MEASURE: lambda name: str(parse_measure(name)),
+    Kind.GUARDRAILS: lambda text: _guardrails_text(parse_guardrails(text)),
+    Kind.ACTION_GRADES: lambda text: _action_grades_text(parse_action_grades(text)),
 }
+# Kinds given as text that `Setting.normal` reads (a ValueError says what is wrong).
+TEXT_KINDS = (Kind.MEASURE, Kind.GUARDRAILS, Kind.ACTION_GRADES)
 
 CAMPAIGN_SETTINGS: tuple[Setting, ...] = (
     Setting(
@@ -328,6 +412,27 @@ CAMPAIGN_SETTINGS: tuple[Setting, ...] = (
         high=3600,
     ),
     Setting(
+        "behaviour_grades",
+        Kind.ACTION_GRADES,
+        _action_grades_text(ACTION_GRADE_DEFAULTS),
+        "Grades from behaviour (ACTION=grade, separated by commas)",
+        "The grade an impression's furthest action earns in the behaviour qrels: no click, click (dwell at "
+        "least min_dwell seconds), cart, purchase rated at least good_rating, unrated, or rated below.",
+        max_length=300,
+        report=True,
+    ),
+    Setting(
+        "guardrails",
+        Kind.GUARDRAILS,
+        "IPS-CTR@10 >= -0.01",
+        "Guardrails on online metrics (METRIC >= or <= NUMBER; separated by semicolons)",
+        "Online metrics the experiment must not degrade, read only when the campaign has interaction "
+        "logs: `M >= t` needs the lower end of the interval of Δ M (experimental − online) at least t, "
+        "`M <= t` its upper end at most t. A failed one vetoes the launch.",
+        max_length=500,
+        report=True,
+    ),
+    Setting(
         "flag_min_gold_accuracy",
         Kind.NUMBER,
         0.5,
@@ -357,6 +462,12 @@ def _allowed_text(setting: Setting) -> str:
         return "a measure of [docs/metrics.md](docs/metrics.md#measures)"
     if setting.kind is Kind.WEIGHTS:
         return "`null`, or each 0 or more, at least as many as the deepest cut-off"
+    if setting.kind is Kind.GUARDRAILS:
+        guide = "[docs/interactions.md](docs/interactions.md#guardrails)"
+        return f"`METRIC >= NUMBER` or `METRIC <= NUMBER`, separated by `;` ({guide})"
+    if setting.kind is Kind.ACTION_GRADES:
+        guide = "[docs/interactions.md](docs/interactions.md#labels-from-behaviour)"
+        return f"`ACTION=NUMBER`, separated by `,` ({guide})"
     if setting.low is None:
         return ""
     if setting.open:

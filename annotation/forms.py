@@ -316,8 +316,9 @@ def setting_form_field(setting: Setting) -> forms.Field:
             return CutoffsField(label=label)
         case Kind.WEIGHTS:
             return WeightsField(label=label)
-        case _:  # a measure name
-            return forms.CharField(max_length=setting.max_length, label=label)
+        case _:  # text: a measure name, guardrails (none is empty), action grades
+            required = setting.kind is not Kind.GUARDRAILS
+            return forms.CharField(max_length=setting.max_length, label=label, required=required)
 
 
 class TypedJSONField(forms.JSONField):

@@ -136,9 +136,9 @@ def setting_serializer_field(setting: Setting, *, request: bool = False) -> seri
         case Kind.WEIGHTS:
             number = StrictFloatField if request else serializers.FloatField
             return serializers.ListField(child=number(min_value=0), min_length=1, allow_null=True, **options)
-        case _:  # a measure name
+        case _:  # text: a measure name, guardrails (none is empty), action grades
             return (StrictCharField if request else serializers.CharField)(
-                max_length=setting.max_length, **options
+                max_length=setting.max_length, allow_blank=setting.kind is Kind.GUARDRAILS, **options
             )
 
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from annotation.bundle.reading import Reader
-from annotation.campaign_settings import CAMPAIGN_SETTINGS, SETTING_NAMES, Kind, Setting
+from annotation.campaign_settings import CAMPAIGN_SETTINGS, SETTING_NAMES, TEXT_KINDS, Kind, Setting
 from annotation.errors import InputError
 from annotation.errors import InputErrorCode as Code
 from annotation.models import Document, RankingModel, Verdict, default_scale
@@ -165,7 +165,7 @@ def _parse_setting(setting: Setting, values: dict[str, Any], reader: Reader) -> 
         return setting.normal(cutoffs)
     if setting.kind is Kind.WEIGHTS:
         return _parse_weights(values[name], path, reader)
-    if setting.kind is Kind.MEASURE:
+    if setting.kind in TEXT_KINDS:
         try:
             measure = setting.normal(reader.get(values, name, path, str))
         except ValueError as exc:

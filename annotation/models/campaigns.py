@@ -127,6 +127,23 @@ class Campaign(models.Model):
     reuse_max_age_days = models.PositiveIntegerField(
         default=0, help_text="Oldest reused label, in days; 0: any."
     )
+    # What users did (docs/interactions.md): the grades of actions, and the online guardrails of the decision.
+    behaviour_grades = models.CharField(
+        max_length=300,
+        default="no_click=0, click=1, cart=2, purchase_good=3, purchase_unrated=2, purchase_poor=1, "
+        "good_rating=4, min_dwell=0",
+        help_text="The grade an impression's furthest action earns in the behaviour qrels: no click, "
+        "click (dwell at least min_dwell seconds), cart, purchase rated at least good_rating, unrated, or "
+        "rated below.",
+    )
+    guardrails = models.CharField(
+        max_length=500,
+        blank=True,
+        default="IPS-CTR@10 >= -0.01",
+        help_text="Online metrics the experiment must not degrade, read only when the campaign has "
+        "interaction logs: `M >= t` needs the lower end of the interval of Δ M (experimental − online) "
+        "at least t, `M <= t` its upper end at most t. A failed one vetoes the launch.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     archived_at = models.DateTimeField(
         null=True, blank=True, help_text="Read-only and hidden from annotators."

@@ -74,6 +74,13 @@ def _another_value(setting: Setting, current):
         candidates = ["AP", "RR"]
     elif setting.kind is Kind.WEIGHTS:
         candidates = [[1.0, 0.8] + [1.0 / rank for rank in range(3, 13)], [1.0] * 12]
+    elif setting.kind is Kind.GUARDRAILS:
+        candidates = ["CTR@5 >= -0.02; Abandonment <= 0.01", ""]
+    elif setting.kind is Kind.ACTION_GRADES:
+        candidates = [
+            "no_click=0, click=1, cart=3, purchase_good=4, purchase_unrated=3, purchase_poor=1, "
+            "good_rating=4, min_dwell=10"
+        ]
     elif setting.kind is Kind.INTEGER:
         candidates = [setting.low + 1, setting.low + 2]
     else:

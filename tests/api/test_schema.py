@@ -54,6 +54,8 @@ JSON_TYPES = {
     "list of integers": "array",
     "list of numbers": "array",
     "measure name": "string",
+    "guardrails": "string",
+    "action grades": "string",
 }  # the table's other names are JSON's
 
 
