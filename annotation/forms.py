@@ -9,6 +9,7 @@ from django.utils.translation import gettext_lazy as _
 
 from annotation.bundle.campaign import MODEL_NAME, MODEL_NAME_LENGTH, MODEL_NAME_RULE
 from annotation.campaign_settings import CAMPAIGN_SETTINGS, Kind, Setting
+from annotation.errors import InputError, TaskError
 from annotation.models import SkipReason
 from annotation.roles import ROLE_LABELS, Role
 from annotation.selectors.people import campaign_member_candidates
@@ -321,47 +322,95 @@ def setting_form_field(setting: Setting) -> forms.Field:
             return forms.CharField(max_length=setting.max_length, label=label, required=required)
 
 
-class TypedJSONField(forms.JSONField):
-    """Django's JSON field with two edges kept: JSON nested too deeply for Python's parser is a field error,
-    not a RecursionError, and a posted value is shown again as it was typed, never encoded anew (a lone
-    surrogate, which a `\\ud800` escape decodes to, cannot be written out: the page would fail)."""
-
-    def to_python(self, value):
-        try:
-            return super().to_python(value)
-        except RecursionError:
-            raise forms.ValidationError("is nested too deeply", code="invalid") from None
-
-    def bound_data(self, data, initial):
-        if self.disabled or data is None:
-            return super().bound_data(data, initial)
-        return forms.fields.InvalidJSONInput(data)  # shown as typed
+SCALE_ROW = re.compile(r"^scale-(\d+)-(value|label|description)$")
+SCALE_ROWS_MAX = 20  # grades a page offers (a scale has a handful)
+SCALE_SPARE_ROWS = 2  # empty rows under the scale, to add a grade
 
 
 class CampaignSettingsForm(forms.Form):
-    """The settings page: the texts, the scale and a field per setting of `CAMPAIGN_SETTINGS`; their ranges
-    and the rules on what may still change are checked by `parse_campaign_change` and `campaign_change`, as
-    for the API."""
+    """The settings page: the texts, the scale as rows (value, label, description; a row left empty is no
+    grade) and a field per setting of `CAMPAIGN_SETTINGS`; their ranges and the rules on what may still
+    change are checked by `parse_campaign_change` and `campaign_change`, as for the API."""
 
     description = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
     guidelines = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 6}))
-    scale = TypedJSONField(
-        widget=forms.Textarea(attrs={"rows": 8, "class": "mono"}),
-        help_text='A list of {"value", "label", "description"}; locked once anything is graded.',
-    )
 
     OUTSIDE_SETTINGS = ("description", "guidelines", "scale")
 
     def __init__(self, *args, scale_locked: bool, **kwargs):
         super().__init__(*args, **kwargs)
+        self.scale_locked = scale_locked
+        scale = self.initial.get("scale") or []
+        posted = {int(match[1]) for key in (self.data or {}) if (match := SCALE_ROW.match(key))}
+        rows = min(max(len(scale) + SCALE_SPARE_ROWS, max(posted, default=-1) + 1), SCALE_ROWS_MAX)
+        for index in range(rows):
+            grade = scale[index] if index < len(scale) else {}
+            for part, field in (
+                ("value", forms.IntegerField(required=False, label=_("Value"))),
+                ("label", forms.CharField(required=False, max_length=200, label=_("Label"))),
+                (
+                    "description",
+                    forms.CharField(required=False, max_length=2000, label=_("Description")),
+                ),
+            ):
+                field.disabled = scale_locked  # a disabled field keeps its initial value
+                field.initial = grade.get(part, "")
+                self.fields[f"scale-{index}-{part}"] = field
         self.fields.update((setting.name, setting_form_field(setting)) for setting in CAMPAIGN_SETTINGS)
-        self.fields["scale"].disabled = scale_locked  # a disabled field keeps its initial value
+
+    @property
+    def scale_rows(self) -> list[list[forms.BoundField]]:
+        """The scale's fields a row per grade, for the page's table."""
+        rows = len([name for name in self.fields if name.endswith("-value") and name.startswith("scale-")])
+        return [
+            [self[f"scale-{index}-{part}"] for part in ("value", "label", "description")]
+            for index in range(rows)
+        ]
+
+    @property
+    def setting_fields(self) -> list[forms.BoundField]:
+        """The fields of `CAMPAIGN_SETTINGS`, in its order."""
+        return [self[setting.name] for setting in CAMPAIGN_SETTINGS]
+
+    def add_input_error(self, error: InputError | TaskError) -> None:
+        """An error of `parse_campaign_change` or `campaign_change` beside the field it names
+        (`settings.overlap`, `scale[1].label`), worded once; one naming no field of the page tops the form."""
+        path = error.field or ""
+        name = path.removeprefix("settings.")
+        if match := re.match(r"^scale\[(\d+)\]\.(value|label|description)$", path):
+            name = f"scale-{match[1]}-{match[2]}"
+        if name in self.fields and not self.fields[name].disabled:
+            self.add_error(name, error.message)
+        else:
+            self.add_error(None, f"{path}: {error.message}" if path else error.message)
+
+    def clean(self):
+        cleaned = super().clean()
+        scale = []
+        for value, label, description in self.scale_rows:
+            row = [cleaned.get(field.name) for field in (value, label, description)]
+            if row[0] is None and not row[1] and not row[2]:
+                continue  # an empty row
+            if row[0] is None:
+                self.add_error(value.name, _("Give this grade a value (a whole number)."))
+            scale.append({"value": row[0], "label": row[1] or "", "description": row[2] or ""})
+        cleaned["scale"] = scale
+        return cleaned
 
     def change(self) -> dict:
         """What was changed, in the shape `parse_campaign_change` reads."""
-        changed = {key: self.cleaned_data[key] for key in self.changed_data}
+        changed = {key: self.cleaned_data[key] for key in self.changed_data if not SCALE_ROW.match(key)}
+        if not self.scale_locked and self.cleaned_data["scale"] != _scale_rows_of(self.initial.get("scale")):
+            changed["scale"] = self.cleaned_data["scale"]
         settings = {key: changed.pop(key) for key in list(changed) if key not in self.OUTSIDE_SETTINGS}
         return {**changed, "settings": settings}
+
+
+def _scale_rows_of(scale: list[dict] | None) -> list[dict]:
+    return [
+        {"value": grade["value"], "label": grade["label"], "description": grade.get("description", "")}
+        for grade in scale or []
+    ]
 
 
 class CampaignArchiveForm(forms.Form):

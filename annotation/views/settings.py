@@ -32,7 +32,7 @@ def campaign_settings(request, campaign_id: int):
             changes = parse_campaign_change(form.change(), setting_values(campaign), "settings")
             campaign = campaign_change(campaign=campaign, changes=changes)
         except (InputError, TaskError) as error:
-            form.add_error(None, str(error))
+            form.add_input_error(error)
         else:
             messages.success(request, f"Settings of {campaign.name} saved.")
             texts = campaign_texts(campaign.name, campaign.guidelines, campaign.scale)

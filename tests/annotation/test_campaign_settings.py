@@ -1,7 +1,5 @@
 """The settings page, archiving and exclusions, as a manager uses them in the browser's forms."""
 
-import json
-
 import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
@@ -25,11 +23,20 @@ def manager(client, make_user):
 FLAGS = ("auto_same_identical", "reuse_labels", "redundancy_aware")
 
 
-def settings_post(campaign, **changes) -> dict:
+def scale_rows(scale: list[dict]) -> dict:
+    """A scale as the settings page posts it: a row of fields per grade."""
+    return {
+        f"scale-{index}-{part}": grade.get(part, "")
+        for index, grade in enumerate(scale)
+        for part in ("value", "label", "description")
+    }
+
+
+def settings_post(campaign, scale=None, **changes) -> dict:
     data = {
         "description": campaign.description,
         "guidelines": campaign.guidelines,
-        "scale": json.dumps(campaign.scale),
+        **scale_rows(campaign.scale if scale is None else scale),
         "cutoffs": ", ".join(map(str, campaign.cutoffs)),
         "position_weights": ", ".join(map(str, campaign.position_weights or [])),
         **{
@@ -55,11 +62,30 @@ def test_settings_are_saved_and_checked_as_by_the_api(manager, campaign):
     assert (campaign.guidelines, campaign.overlap, campaign.cutoffs) == ("Read twice.", 4, [1, 5])
     refused = manager.post(url, settings_post(campaign, launch_min_gsb="-5"))
     assert refused.status_code == 200
-    assert "settings.launch_min_gsb: must be between 0 and 1" in refused.content.decode()
+    assert list(refused.context["form"].errors) == ["launch_min_gsb"]
+    assert refused.content.decode().count("must be between 0 and 1") == 2  # at the top, and beside the field
     assert manager.post(url, settings_post(campaign, cutoffs="one")).status_code == 200
     assert manager.post(url, settings_post(campaign, primary_measure="nDCG@x")).status_code == 200
     campaign.refresh_from_db()
     assert campaign.launch_min_gsb == 0.05 and campaign.cutoffs == [1, 5]
+
+
+def test_settings_errors_are_listed_at_the_top_once_each_and_beside_their_fields(manager, campaign):
+    url = reverse("annotation:campaign_settings", args=[campaign.pk])
+    page = manager.post(url, settings_post(campaign, overlap=0)).content.decode()
+    top = page[page.index('id="form-errors"') : page.index("</div>", page.index('id="form-errors"'))]
+    assert "Not saved: one problem to fix." in top and 'href="#id_overlap"' in top
+    assert "settings: settings.overlap" not in page and page.count("must be between 1 and 1000") == 2
+    page = manager.post(url, settings_post(campaign, cutoffs="1, three, 10")).content.decode()
+    assert page.index('id="form-errors"') < page.index('id="id_description"')  # above every field
+    assert 'href="#id_cutoffs"' in page
+    scale = [{"value": 0, "label": "No"}, {"value": "", "label": "Yes"}, {"value": 0, "label": "Twice"}]
+    response = manager.post(url, settings_post(campaign, scale=scale))
+    assert response.context["form"].errors == {"scale-1-value": ["Give this grade a value (a whole number)."]}
+    scale[1]["value"] = 2
+    response = manager.post(url, settings_post(campaign, scale=scale))
+    (error,) = response.context["form"].errors.values()
+    assert "Scale" in response.content.decode() and error
 
 
 def _another_value(setting: Setting, current):
@@ -123,7 +149,7 @@ def test_the_settings_the_table_locks_are_fixed_once_a_side_by_side_task_was_han
 
 def test_the_scale_changes_until_something_is_graded(manager, campaign, make_user):
     url = reverse("annotation:campaign_settings", args=[campaign.pk])
-    scale = '[{"value": 0, "label": "No"}, {"value": 1, "label": "Yes"}]'
+    scale = [{"value": 0, "label": "No"}, {"value": 1, "label": "Yes"}, {}, {}, {}]  # three rows left empty
     assert manager.post(url, settings_post(campaign, scale=scale)).status_code == 302
     campaign.refresh_from_db()
     assert campaign.grade_values == [0, 1]
@@ -131,11 +157,11 @@ def test_the_scale_changes_until_something_is_graded(manager, campaign, make_use
         campaign=campaign, judgments=[JudgmentRow(1, "ann", "q1", "d1", 1)], preferences=[], source="t"
     )
     page = manager.get(url).content.decode()
-    assert 'name="scale"' in page and "disabled" in page.split('name="scale"')[1].split(">")[0]
-    # A disabled field keeps the stored scale whatever is posted; the service refuses a change anyway.
-    manager.post(
-        url, settings_post(campaign, scale='[{"value": 0, "label": "a"}, {"value": 5, "label": "b"}]')
+    assert (
+        'name="scale-0-label"' in page and "disabled" in page.split('name="scale-0-label"')[1].split(">")[0]
     )
+    # A disabled field keeps the stored scale whatever is posted; the service refuses a change anyway.
+    manager.post(url, settings_post(campaign, scale=[{"value": 0, "label": "a"}, {"value": 5, "label": "b"}]))
     campaign.refresh_from_db()
     assert campaign.grade_values == [0, 1]
 

@@ -44,23 +44,19 @@ def test_the_new_campaign_page_refuses_what_no_database_stores(manager, tmp_path
     assert not (tmp_path / "imports").exists() or not any((tmp_path / "imports").iterdir())
 
 
-def _scale_nested(depth: int) -> str:
-    return '[{"value": 0, "label": ' + "[" * depth + "]" * depth + "}]"
-
-
 @pytest.mark.parametrize(
-    ("scale", "message"),
+    ("rows", "message"),
     [
-        ('[{"value": 0, "label": "No \\ud800"}, {"value": 1, "label": "Yes"}]', "lone surrogate"),
-        (_scale_nested(3_000), "nested too deeply"),
-        (_scale_nested(100_000), "nested too deeply"),
-        ("[" * 100_000, "nested too deeply"),
+        ({"scale-0-label": "x" * 201}, "at most 200 characters"),
+        ({"scale-0-value": "one"}, "Enter a whole number"),
+        ({"scale-0-value": "100000"}, "-100"),  # out of a grade's range, as the parser says
+        ({"scale-1-value": "0"}, "scale"),  # two grades of one value
     ],
 )
-def test_the_settings_page_refuses_a_scale_no_parser_or_database_takes(manager, campaign, scale, message):
+def test_the_settings_page_refuses_a_scale_no_parser_or_database_takes(manager, campaign, rows, message):
     url = reverse("annotation:campaign_settings", args=[campaign.pk])
     before = Campaign.objects.values().get(pk=campaign.pk)
-    data = {**form_data(manager.get(url).content.decode(), "settings-form"), "scale": scale}
+    data = {**form_data(manager.get(url).content.decode(), "settings-form"), **rows}
     response = manager.post(url, data)
     assert response.status_code == 200
     assert message in response.content.decode()

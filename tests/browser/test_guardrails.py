@@ -23,8 +23,8 @@ def sign_in(page, username: str, password: str) -> None:
     page.goto(reverse("login"))
     page.fill("#id_username", username)
     page.fill("#id_password", password)
-    page.click("button[type=submit]")
-    page.wait_for_url("**/")
+    page.click("main button[type=submit]")
+    page.wait_for_url(lambda url: "/login/" not in url)
 
 
 def shoot(page, folder: Path, name: str, docs: bool = True) -> None:
@@ -95,8 +95,18 @@ def test_a_manager_explores_excludes_and_archives(
     # Settings: a bad value is a message, then archive; phones get one column.
     page.goto(reverse("annotation:campaign_settings", args=[small.pk]))
     page.fill("#id_launch_min_gsb", "7")
+    page.fill("#id_cutoffs", "1, three, 10")
     page.click("#settings-form button[type=submit]")
-    assert "settings.launch_min_gsb: must be between 0 and 1" in page.inner_text("#settings-form")
+    top = page.locator("#form-errors")
+    assert top.is_visible() and "Not saved: one problem to fix." in top.inner_text()  # the form's own check
+    assert top.locator('a[href="#id_cutoffs"]').count() == 1
+    assert page.locator("#id_scale-0-label").is_disabled()  # graded already: the scale's rows are fixed
+    page.fill("#id_cutoffs", "1, 3, 10")
+    page.click("#settings-form button[type=submit]")
+    assert "must be between 0 and 1" in page.inner_text("#form-errors")  # then the parser's, once each
+    assert page.inner_text("#settings-form").count("must be between 0 and 1") == 2  # the top, the field
+    page.set_viewport_size({"width": 1280, "height": 900})
+    shoot(page, shots, "settings-errors")
     page.click("#archive-form button")
     page.wait_for_load_state()
     assert "archived" in page.inner_text("h1")

@@ -28,7 +28,7 @@ def test_a_managers_home_shows_what_each_campaign_needs(demo, browser_page, scre
     page.goto(reverse("login"))
     page.fill("#id_username", "manager")
     page.fill("#id_password", "demo")
-    page.click("button[type=submit]")
+    page.click("main button[type=submit]")
     page.wait_for_selector(".decision-cell .decision-badge")
     row = page.locator("table.campaigns tbody tr", has_text=DEMO_NAME)
     assert "tasks" in row.locator(".campaign-progress").inner_text()
