@@ -434,3 +434,12 @@ TREC_EVAL_WITH_COMMENTS = [
     "301 0 CR#93E-1860 0",
     "302 0 CR93E-3103 1",
 ]
+
+
+def threads_run(threads: list, timeout: float) -> None:
+    """Start the threads and wait for them; fail when one still runs `timeout` seconds after the others."""
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=timeout)
+    assert not any(thread.is_alive() for thread in threads)

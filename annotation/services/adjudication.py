@@ -7,6 +7,7 @@ from annotation.errors import TaskError, TaskErrorCode
 from annotation.models import Adjudication, LabelRevision, RelevanceTask, SideBySideTask, Verdict
 from annotation.roles import can_review
 from annotation.services.labels import field_needed
+from annotation.services.locks import task_lock
 from annotation.services.read_only import campaign_writable_check
 from annotation.task_kinds import task_kind
 
@@ -52,8 +53,7 @@ def adjudication_set(
         new_value = verdict
 
     task_field = task_kind(task).assignment_field
-    # Lock the task row so two reviewers' revisions cannot interleave.
-    type(task).objects.select_for_update().filter(pk=task.pk).first()
+    task_lock(task=task)  # two reviewers' revisions cannot interleave
     adjudication = Adjudication.objects.filter(**{task_field: task}).first()
     old_value = ""
     if adjudication is None:

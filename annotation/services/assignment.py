@@ -7,9 +7,9 @@ Side-by-side tasks whose two lists are identical are never handed out when the c
 `auto_same_identical`: no Preference rows are written for them; the metrics count them as Same.
 
 Every task keeps `slots_spent` (labels plus leases not given back), changed only here and in the label
-services, always with the task's row locked, so finding a task with an open slot is a column comparison
-rather than a count over its labels and leases. Leases past their time are given back by `leases_expire`
-at the start of every hand-out.
+services, always with the task's row locked (in the order of `services/locks.py`), so finding a task with
+an open slot is a column comparison rather than a count over its labels and leases. Leases past their time
+are given back by `leases_expire` at the start of every hand-out.
 """
 
 import random
@@ -25,6 +25,7 @@ from annotation.errors import TaskError, TaskErrorCode
 from annotation.models import SHUFFLE_KEYS, Assignment, Campaign, SkipReason, TaskOrder
 from annotation.selectors.workbench import row_count, task_candidates
 from annotation.services import round_trip
+from annotation.services.locks import task_lock
 from annotation.services.read_only import campaign_writable_check
 from annotation.task_kinds import RELEVANCE, SIDE_BY_SIDE, TASK_KINDS, TaskKind, assignment_task, task_kind
 
@@ -76,20 +77,21 @@ def task_next(*, annotator, campaign: Campaign) -> Assignment | None:
     return None
 
 
-# Plain SQL: asked on every hand-out, and the ORM's building of it cost more than running it.
+# Plain SQL: asked on every hand-out, and the ORM's building of it cost more than running it. The campaign
+# is locked before the annotator (`services/locks.py`: the clauses' order is the order of the locks).
 _ANNOTATOR_LOCK = """
 SELECT EXISTS (SELECT 1 FROM annotation_annotatorexclusion
                WHERE annotator_id = %(annotator)s AND campaign_id = %(campaign)s AND reinstated_at IS NULL),
        EXISTS (SELECT 1 FROM annotation_assignment WHERE status = 'leased' AND expires_at <= %(now)s)
-FROM {user_table} WHERE id = %(annotator)s {lock}
+FROM annotation_campaign c, {user_table} u WHERE c.id = %(campaign)s AND u.id = %(annotator)s {lock}
 """
 
 
 def _annotator_lock(*, annotator, campaign: Campaign, now) -> tuple[bool, bool]:
-    """Lock the annotator's row: one annotator's parallel requests (two tabs) queue here instead of taking
-    two leases. Says whether a manager excluded their labels in the campaign, and whether any lease anywhere
-    ran out (then `leases_expire` has work)."""
-    lock = "FOR UPDATE" if connection.features.has_select_for_update else ""
+    """Lock the campaign (shared) and the annotator's row: one annotator's parallel requests (two tabs) queue
+    here instead of taking two leases. Says whether a manager excluded their labels in the campaign, and
+    whether any lease anywhere ran out (then `leases_expire` has work)."""
+    lock = "FOR KEY SHARE OF c FOR NO KEY UPDATE OF u" if connection.features.has_select_for_update else ""
     with connection.cursor() as cursor:
         cursor.execute(
             _ANNOTATOR_LOCK.format(user_table=get_user_model()._meta.db_table, lock=lock),
@@ -144,7 +146,7 @@ def repeat_lease_live(*, annotator, task) -> Assignment | None:
     """The annotator's live repeat of `task`, locked: their answer to it goes to a RepeatAnswer."""
     kind = task_kind(task)
     return (
-        Assignment.objects.select_for_update()
+        Assignment.objects.select_for_update(no_key=True)
         .filter(
             annotator=annotator, repeat=True, status=Assignment.Status.LEASED, **{kind.assignment_field: task}
         )
@@ -185,7 +187,7 @@ def _lease_own(*, annotator, campaign: Campaign, now) -> Assignment | None:
     if latest is None or latest.status == Assignment.Status.LEASED:
         return latest
     kind, task_id = assignment_task(latest)
-    task = kind.model.objects.select_for_update(skip_locked=True).filter(pk=task_id).first()
+    task = kind.model.objects.select_for_update(skip_locked=True, no_key=True).filter(pk=task_id).first()
     if task is None or not _slot_open(kind=kind, task=task, campaign=campaign):
         return None
     return _lease(kind=kind, annotator=annotator, task=task, assignment=latest)
@@ -199,7 +201,7 @@ def _task_lock_open(*, kind: TaskKind, annotator, campaign: Campaign):
         start = random.randrange(SHUFFLE_KEYS)
         candidates = task_candidates(kind=kind, campaign=campaign, annotator=annotator, now=now, start=start)
         for tasks in candidates:
-            task = tasks.select_for_update(skip_locked=True, of=("self",)).first()
+            task = tasks.select_for_update(skip_locked=True, no_key=True, of=("self",)).first()
             if task is not None:
                 break
         if task is None:
@@ -245,16 +247,21 @@ def _lease(*, kind: TaskKind, annotator, task, assignment: Assignment | None = N
 def leases_expire(*, now) -> None:
     """Give the slots of leases past their time back to their tasks (status expired).
 
-    Tasks locked by someone else are left for the next call: their leases keep the slot a little longer.
+    Tasks (and repeats) locked by someone else are left for the next call: their leases keep the slot a
+    little longer. Skipping, it never waits, so it may run under any lock (`services/locks.py`).
     """
     expired = Assignment.objects.filter(status=Assignment.Status.LEASED, expires_at__lte=now)
     if not expired.exists():
         return
-    expired.filter(repeat=True).update(status=Assignment.Status.EXPIRED)  # repeats hold no slot
+    repeats = expired.filter(repeat=True).select_for_update(skip_locked=True, no_key=True)
+    Assignment.objects.filter(pk__in=list(repeats.values_list("pk", flat=True))).update(
+        status=Assignment.Status.EXPIRED  # repeats hold no slot
+    )
     expired = expired.filter(repeat=False)
     for kind in TASK_KINDS:
         field = kind.assignment_field
-        held = kind.model.objects.filter(pk__in=expired.values(field)).select_for_update(skip_locked=True)
+        held = kind.model.objects.filter(pk__in=expired.values(field))
+        held = held.select_for_update(skip_locked=True, no_key=True)
         locked = list(held.values_list("pk", flat=True))
         if not locked:
             continue
@@ -284,11 +291,6 @@ def task_slots_recount(*, campaign: Campaign) -> None:
         )
 
 
-def task_lock(*, task) -> None:
-    """Serialize everything that spends a task's slots: leasing it and submitting labels for it."""
-    type(task).objects.select_for_update().filter(pk=task.pk).first()
-
-
 def lease_claim(*, annotator, task) -> Assignment:
     """The annotator's lease on a task, ready to be submitted; call with the task locked (`task_lock`) and
     the annotator's membership checked (`member_check`).
@@ -298,7 +300,7 @@ def lease_claim(*, annotator, task) -> Assignment:
     """
     kind = task_kind(task)
     assignment = (
-        Assignment.objects.select_for_update()
+        Assignment.objects.select_for_update(no_key=True)
         .filter(annotator=annotator, repeat=False, **{kind.assignment_field: task})
         .first()
     )
@@ -344,7 +346,7 @@ def task_skip(*, annotator, assignment: Assignment, reason: SkipReason | str) ->
     assignment = own
     task = assignment.relevance_task or assignment.side_by_side_task
     task_lock(task=task)  # the lock order of every slot change: task, then assignment
-    assignment = Assignment.objects.select_for_update().get(pk=assignment.pk)
+    assignment = Assignment.objects.select_for_update(no_key=True).get(pk=assignment.pk)
     if assignment.status != Assignment.Status.LEASED:
         raise TaskError(TaskErrorCode.NOT_LEASED, "Only a task you are working on can be skipped.")
     if not assignment.repeat:  # a repeat holds no slot

@@ -208,8 +208,7 @@ def campaign_change(*, campaign: Campaign, changes: dict) -> Campaign:
     that lock (`CAMPAIGN_SETTINGS`) are fixed from then on: e.g. the side-by-side depth and scale once anyone
     was handed a side-by-side task, since verdicts compare the lists they saw.
     """
-    campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
-    campaign_writable_check(campaign=campaign)
+    campaign = campaign_writable_lock(campaign=campaign, exclusive=True)  # the slots may be recounted
     changed = {key for key, value in changes.items() if value != getattr(campaign, key)}
     # The scale and every setting: its name in `changes`, its field path in an error, when it locks.
     lockable = [

@@ -18,7 +18,7 @@ REASON_MAX = 5000
 
 @transaction.atomic
 def annotator_exclude(*, campaign: Campaign, username: str, by, reason: str) -> AnnotatorExclusion:
-    campaign_writable_lock(campaign=campaign)
+    campaign_writable_lock(campaign=campaign, exclusive=True)  # its leases and slots change
     reason = (reason or "").strip()
     if not reason:
         raise InputError(InputErrorCode.MISSING_FIELD, "say why these labels are left out", field="reason")
@@ -57,7 +57,7 @@ def _slots_move(*, campaign: Campaign, annotator, by: int) -> None:
 
 @transaction.atomic
 def annotator_reinstate(*, campaign: Campaign, username: str, by) -> AnnotatorExclusion:
-    campaign_writable_lock(campaign=campaign)
+    campaign_writable_lock(campaign=campaign, exclusive=True)
     exclusion = (
         AnnotatorExclusion.objects.select_for_update()
         .filter(campaign=campaign, annotator__username=username, reinstated_at__isnull=True)

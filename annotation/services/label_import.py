@@ -64,7 +64,7 @@ def labels_import(
     A grade for a document the campaign has but never pooled creates that relevance task: a human label is
     worth keeping, and the ideal DCG counts every judged document.
     """
-    campaign_writable_lock(campaign=campaign)
+    campaign_writable_lock(campaign=campaign, exclusive=True)  # the slots are recounted
     query_pk = dict(Query.objects.filter(campaign=campaign).values_list("external_id", "pk"))
     document_pk = dict(Document.objects.filter(campaign=campaign).values_list("external_id", "pk"))
     experimental = dict(

@@ -40,7 +40,8 @@ class Reused:
 def standard_for(*, name: str, scale: list[dict], guidelines: str) -> JudgingStandard:
     """The latest version of the standard `name` if its scale and guidelines are these, else a new version
     (the first, or one after the latest): labels of different guidelines never share a pool."""
-    latest = JudgingStandard.objects.select_for_update().filter(name=name).order_by("-version").first()
+    standards = JudgingStandard.objects.select_for_update(no_key=True).filter(name=name)
+    latest = standards.order_by("-version").first()
     if latest is not None and latest.scale == scale and latest.guidelines == guidelines:
         return latest
     version = latest.version + 1 if latest else 1

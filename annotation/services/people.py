@@ -38,7 +38,7 @@ def password_set_path(*, user) -> str:
 
 def _person_to_change(*, by, user):
     """`user`, locked until the change commits, once the rules let `by` act on them."""
-    user = get_user_model().objects.select_for_update().get(pk=user.pk)
+    user = get_user_model().objects.select_for_update(no_key=True).get(pk=user.pk)
     if user.pk == by.pk:
         raise InputError(
             InputErrorCode.INVALID_VALUE,

@@ -22,10 +22,11 @@ from psycopg.types.json import Jsonb
 from annotation.models import Assignment
 from annotation.task_kinds import RELEVANCE, TaskKind
 
-# The lease closed by a first label: the annotator's own, live, not a repeat, with the task locked first
-# (the lock order of every slot change); a member of the campaign unless it is open to all.
+# The lease closed by a first label: the annotator's own, live, not a repeat, with the campaign (shared) and
+# the task locked first, in that order (`services/locks.py`); a member unless the campaign is open to all.
 _LEASE_CLOSE = """
-task AS (SELECT id FROM {task_table} WHERE id = %(task)s FOR NO KEY UPDATE),
+task AS (SELECT t.id FROM annotation_campaign c JOIN {task_table} t ON t.campaign_id = c.id
+         WHERE t.id = %(task)s FOR KEY SHARE OF c FOR NO KEY UPDATE OF t),
 lease AS (
     UPDATE annotation_assignment SET status = 'submitted', finished_at = %(now)s
     WHERE {task_column} = (SELECT id FROM task) AND annotator_id = %(annotator)s
@@ -135,13 +136,13 @@ WITH mine AS (
 after AS (
     SELECT t.id FROM {task_table} t
     WHERE {task_open} AND t.shuffle_key >= %(start)s AND NOT EXISTS (SELECT 1 FROM mine)
-    ORDER BY t.shuffle_key LIMIT 1 FOR UPDATE OF t SKIP LOCKED
+    ORDER BY t.shuffle_key LIMIT 1 FOR NO KEY UPDATE OF t SKIP LOCKED
 ),
 before AS (
     SELECT t.id FROM {task_table} t
     WHERE {task_open} AND t.shuffle_key < %(start)s AND NOT EXISTS (SELECT 1 FROM mine)
       AND NOT EXISTS (SELECT 1 FROM after)
-    ORDER BY t.shuffle_key LIMIT 1 FOR UPDATE OF t SKIP LOCKED
+    ORDER BY t.shuffle_key LIMIT 1 FOR NO KEY UPDATE OF t SKIP LOCKED
 ),
 slot AS (
     UPDATE {task_table} t SET slots_spent = t.slots_spent + 1

@@ -15,6 +15,7 @@ from annotation.services.assignment import task_next
 from annotation.services.campaigns import campaign_import
 from annotation.services.labels import judgment_submit, preference_submit
 from annotation.services.tokens import token_get_or_create
+from tests.factories import threads_run
 
 pytestmark = pytest.mark.postgres
 
@@ -52,11 +53,7 @@ def test_parallel_annotators_fill_every_task_exactly(transactional_db, bundle_da
         for user in users
         for _ in range(THREADS_PER_ANNOTATOR)
     ]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=120)
-    assert not any(thread.is_alive() for thread in threads)
+    threads_run(threads, timeout=120)
     assert errors == []
     judgments = Counter(Judgment.objects.values_list("task_id", flat=True))
     assert set(judgments.values()) == {3} and len(judgments) == campaign.relevance_tasks.count()

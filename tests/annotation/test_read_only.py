@@ -58,7 +58,8 @@ EXEMPT = {
     "assignment.lease_claim": _INSIDE_LABELS,
     "assignment.lease_finish": _INSIDE_LABELS,
     "assignment.repeat_lease_live": _INSIDE_LABELS,
-    "assignment.task_lock": _INSIDE_LABELS + " and task_skip's",
+    "locks.task_lock": _INSIDE_LABELS + ", task_skip's and adjudication_set's",
+    "locks.campaign_lock": "inside read_only.campaign_writable_lock",
     "assignment.leases_expire": "gives back the slots of leases past their time, whatever the campaign; "
     "archiving ends an archived campaign's leases, and it is handed out no more",
     "assignment.leases_end": "ends the leases its caller chose: an exclusion (checked) or archiving",
