@@ -12,7 +12,7 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.api.exceptions import BodyLimitMixin, PayloadTooLarge
+from annotation.api.exceptions import BodyLimitMixin, ErrorSerializer, PayloadTooLarge
 from annotation.api.parsers import BoundedJSONParser
 from annotation.api.permissions import IsManager, IsReviewer
 from annotation.api.serializers import (
@@ -135,7 +135,7 @@ class CampaignDetailView(BodyLimitMixin, APIView):
     @extend_schema(
         tags=["campaigns"],
         request=CampaignChangeSerializer,
-        responses={200: CampaignChangedSerializer},
+        responses={200: CampaignChangedSerializer, 409: ErrorSerializer},
         examples=[OpenApiExample("change", value=CHANGE_EXAMPLE, request_only=True)],
         description="Managers: change `description`, `guidelines`, `scale` and any of the bundle's "
         "`settings`, all checked as on import; the scale and some settings are fixed once labelling began, "
@@ -192,7 +192,7 @@ class RunUploadView(BodyLimitMixin, APIView):
     @extend_schema(
         tags=["campaigns"],
         request={"multipart/form-data": RunUploadSerializer},
-        responses={200: RunUploadedSerializer},
+        responses={200: RunUploadedSerializer, 409: ErrorSerializer},
         description="Managers: replace a model's rankings with a TREC run and pool again; labels are kept. "
         "A malformed run is a 400 naming its line.",
     )

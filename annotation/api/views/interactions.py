@@ -8,7 +8,7 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.api.exceptions import BodyLimitMixin, PayloadTooLarge
+from annotation.api.exceptions import BodyLimitMixin, ErrorSerializer, PayloadTooLarge
 from annotation.api.permissions import IsManager, IsReviewer
 from annotation.api.serializers import InteractionLogSerializer, InteractionLogUploadSerializer
 from annotation.api.views.campaigns import campaign_or_404
@@ -31,7 +31,7 @@ class InteractionLogListView(BodyLimitMixin, APIView):
     @extend_schema(
         tags=["interactions"],
         request={"multipart/form-data": InteractionLogUploadSerializer},
-        responses={201: InteractionLogSerializer},
+        responses={201: InteractionLogSerializer, 409: ErrorSerializer},
         description="Managers: add an interaction log (JSONL, one impression a line, may be gzipped; "
         "docs/interactions.md) to the campaign, whole or not at all. A bad line is a 400 naming its `line` "
         "and `field`; a log that inflates past the upload limit is a 413.",

@@ -7,7 +7,7 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.api.exceptions import BodyLimitMixin
+from annotation.api.exceptions import BodyLimitMixin, ErrorSerializer
 from annotation.api.permissions import IsReviewer
 from annotation.api.serializers import (
     AdjudicationRequestSerializer,
@@ -92,7 +92,7 @@ class AdjudicationView(BodyLimitMixin, APIView):
         tags=["review"],
         parameters=[KIND_PARAMETER],
         request=AdjudicationRequestSerializer,
-        responses={200: ReviewTaskSerializer},
+        responses={200: ReviewTaskSerializer, 409: ErrorSerializer},
         description='Set the final label: `{"grade": 2, "reason": "..."}`, or `{"verdict": "good", '
         '"reason": "..."}` (good, same or bad: relative to the experimental model).',
     )

@@ -52,7 +52,11 @@ class NextTaskView(APIView):
     @extend_schema(
         tags=["tasks"],
         request=None,
-        responses={200: TaskSerializer, 204: OpenApiResponse(description="Nothing left for you.")},
+        responses={
+            200: TaskSerializer,
+            204: OpenApiResponse(description="Nothing left for you."),
+            409: ErrorSerializer,
+        },
         description="Your current task in the campaign, else the next one (leased to you for "
         "TASK_LEASE_MINUTES), else 204. Which kind comes first follows the campaign's `task_order`.",
     )
