@@ -52,6 +52,11 @@ class ImportPreview:
     relevance_tasks: int
     side_by_side_tasks: int
     identical_lists: int
+    overlap: int = 0  # annotators per relevance task
+    gsb_overlap: int = 0  # per side-by-side task
+    # Labels the campaign will ask for: every task at its overlap, identical lists aside when they count
+    # as Same unasked (before any label the pool lends).
+    label_budget: int = 0
     warnings: list[str] = field(default_factory=list)
     diversity: DiversityPreview | None = None
     reuse: dict | None = None  # the label pool's contribution (`ReuseSummary.as_dict`), when it has one
@@ -69,9 +74,10 @@ def _top(run: RankedRun, depth: int) -> dict[str, list[str]]:
 
 
 def import_preview(bundle: CampaignBundle, runs: dict[str, RankedRun]) -> ImportPreview:
-    """Counts as `campaign_import` and the pooling would make them, and warnings: a model without rankings,
-    queries without both lists, lists shorter than `gsb_depth`, cut-offs deeper than `pool_depth`, and a
-    model name in annotator-visible text."""
+    """Counts as `campaign_import` and the pooling would make them, the labels they will need, and warnings:
+    fewer queries (with both lists) than `min_queries`, a model without rankings, queries without both
+    lists, lists shorter than `gsb_depth`, cut-offs deeper than `pool_depth`, and a model name in
+    annotator-visible text."""
     settings = bundle.settings
     rankings = {name: RankedRun.from_lists(lists) for name, lists in bundle.rankings.items()}
     rankings.update(runs)
@@ -112,8 +118,20 @@ def import_preview(bundle: CampaignBundle, runs: dict[str, RankedRun]) -> Import
         relevance_tasks=len(pooled),
         side_by_side_tasks=len(pairs),
         identical_lists=identical,
+        overlap=settings["overlap"],
+        gsb_overlap=settings["gsb_overlap"],
+        label_budget=len(pooled) * settings["overlap"]
+        + (len(pairs) - (identical if settings["auto_same_identical"] else 0)) * settings["gsb_overlap"],
     )
     preview.warnings = _warnings(bundle, models, top_lists, online, experimental)
+    decidable = len({query for query, _ in pairs}) if pairs else len(bundle.queries)
+    if decidable < settings["min_queries"]:
+        preview.warnings.insert(
+            0,
+            f"{decidable} queries{' with both lists' if pairs else ''}, fewer than min_queries "
+            f"{settings['min_queries']}: no launch decision can ever be reached (add queries or lower "
+            "min_queries)",
+        )
     preview.diversity = diversity_preview(bundle)
     return preview
 

@@ -16,6 +16,7 @@ from django_tasks_db.models import DBTaskResult
 from annotation.bundle import parse_bundle
 from annotation.models import Campaign, CampaignImport, Ranking
 from annotation.previews import import_preview
+from annotation.selectors.campaigns import kinds_progress
 from annotation.selectors.imports import (
     STOPPED_CHECKING,
     STOPPED_IMPORTING,
@@ -239,8 +240,28 @@ def test_preview_counts_equal_what_the_import_creates(db):
     )
     assert preview.documents == campaign.documents.count()
     assert preview.warnings == [
-        "cut-off 10 is deeper than pool_depth 3: documents below the pool are unjudged"
+        "2 queries with both lists, fewer than min_queries 30: no launch decision can ever be reached "
+        "(add queries or lower min_queries)",
+        "cut-off 10 is deeper than pool_depth 3: documents below the pool are unjudged",
     ]
+    # The label budget is what the new campaign's progress says is left to collect.
+    assert preview.label_budget == sum(kind.labels_left for kind in kinds_progress(campaign=campaign)) > 0
+    assert (preview.overlap, preview.gsb_overlap) == (campaign.overlap, campaign.gsb_overlap)
+
+
+def test_the_preview_names_the_campaign_its_budget_and_warns_of_too_few_queries(
+    manager, django_capture_on_commit_callbacks
+):
+    data = copy.deepcopy(SMALL_BUNDLE)
+    data["settings"]["min_queries"] = 30
+    staged = upload(manager, django_capture_on_commit_callbacks, data)
+    page = manager.get(reverse("annotation:campaign_import", args=[staged.pk])).content.decode()
+    preview = import_preview(parse_bundle(copy.deepcopy(data), "small.json"), {})
+    n = len({query["id"] for query in data["queries"]})
+    assert preview.warnings[0].startswith(f"{n} queries with both lists, fewer than min_queries 30")
+    assert "no launch decision can ever be reached" in page
+    budget = page[page.index('id="import-campaign"') :].split("</p>")[0]
+    assert data["name"] in budget and f"{preview.label_budget} labels to collect" in budget
 
 
 def test_the_status_poll_and_the_template(manager, django_capture_on_commit_callbacks):

@@ -52,7 +52,7 @@ def sign_in(page, username: str, password: str) -> None:
     page.goto("/login/")
     page.fill("#id_username", username)
     page.fill("#id_password", password)
-    page.click("button[type=submit]")
+    page.click("main button[type=submit]")
 
 
 def shoot(page, folder: Path, name: str) -> None:
@@ -90,6 +90,9 @@ def test_a_team_sets_up_and_runs_a_review_in_the_browser(
     work_off_the_queue()
     page.wait_for_selector("#import-warnings")  # the page polled, saw the change and reloaded
     assert "1 of 6 queries lack the 'prod' or 'cand' list" in page.inner_text("#import-warnings")
+    assert "fewer than min_queries" in page.inner_text("#import-warnings")  # 5 decidable queries
+    assert BUNDLE["name"] in page.inner_text("#import-campaign")
+    assert "labels to collect" in page.inner_text("#import-budget")
     assert not Campaign.objects.filter(name=BUNDLE["name"]).exists()
     shoot(page, shots, "campaign_preview")
 
