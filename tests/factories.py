@@ -17,8 +17,10 @@ from django.urls import reverse
 
 from annotation.bundle import JudgmentRow, PreferenceRow, parse_bundle
 from annotation.models import Document, Query, Ranking
+from annotation.services.assignment import task_next
 from annotation.services.campaigns import campaign_import
 from annotation.services.label_import import labels_import
+from annotation.services.labels import label_submit
 
 SMALL_BUNDLE = {
     "name": "Small",
@@ -99,6 +101,91 @@ def worked_campaign(verdicts=VERDICTS, swap_q1=False):
     ]
     preferences = [PreferenceRow(0, "ann", query, "exp", verdict) for query, verdict in verdicts.items()]
     labels_import(campaign=campaign, judgments=judgments, preferences=preferences, source="test")
+    return campaign
+
+
+# The seed's failure case of NDCG: the online model shows five editions of one book, every one graded Perfect
+# (NDCG@5 = 1.0), the experimental one the book, its film, two sequels and a game. Intents: the novel, the
+# film, the sequels; popularity: the editions 0.25, the film 0.125, the sequels 0.0625, the game unknown.
+EDITIONS = ["hardcover", "paperback", "ebook", "audio", "box"]
+FIVE_EDITIONS = {
+    "name": "Five editions",
+    "settings": {
+        "overlap": 1,
+        "gsb_overlap": 1,
+        "pool_depth": 5,
+        "gsb_depth": 5,
+        "cutoffs": [5],
+        "repeat_rate": 0,
+    },
+    "models": [{"name": "online", "role": "online"}, {"name": "exp", "role": "experimental"}],
+    "queries": [
+        {
+            "id": "dune",
+            "text": "dune",
+            "intents": [
+                {"id": "novel", "text": "the novel"},
+                {"id": "film", "text": "the film"},
+                {"id": "sequel", "text": "the sequels"},
+            ],
+        }
+    ],
+    "documents": [
+        *(
+            {
+                "id": f"e{i}",
+                "title": f"Dune ({edition})",
+                "attributes": {"work": "dune", "author": "herbert", "format": edition},
+                "popularity": 0.25,
+            }
+            for i, edition in enumerate(EDITIONS, start=1)
+        ),
+        {
+            "id": "f1",
+            "title": "Dune (2021 film)",
+            "attributes": {"work": "dune-film", "author": "villeneuve", "format": "film"},
+            "popularity": 0.125,
+        },
+        {
+            "id": "m1",
+            "title": "Dune Messiah",
+            "attributes": {"work": "messiah", "author": "herbert", "format": "paperback"},
+            "popularity": 0.0625,
+        },
+        {
+            "id": "c1",
+            "title": "Children of Dune",
+            "attributes": {"work": "children", "author": "herbert", "format": "paperback"},
+            "popularity": 0.0625,
+        },
+        {"id": "g1", "title": "Dune: Spice Wars", "attributes": {"work": "spice-wars", "format": "game"}},
+    ],
+    "rankings": [
+        {"model": "online", "query": "dune", "documents": ["e1", "e2", "e3", "e4", "e5"]},
+        {"model": "exp", "query": "dune", "documents": ["e1", "f1", "m1", "c1", "g1"]},
+    ],
+}
+FIVE_EDITIONS_INTENTS = {"f1": ["film"], "m1": ["sequel"], "c1": ["sequel"], "g1": []}
+
+
+def five_editions_campaign(annotator, *, marks: bool = True, **settings):
+    """The five-editions campaign, every task labelled by `annotator` through the label service: the
+    editions Perfect (3) and serving the novel, the game 1; with `marks`, editions 2 to 5 of the online
+    list marked the same as the first."""
+    bundle = json.loads(json.dumps(FIVE_EDITIONS))
+    bundle["settings"].update(settings)
+    campaign = campaign_import(bundle=parse_bundle(bundle, "editions.json"))
+    while (lease := task_next(annotator=annotator, campaign=campaign)) is not None:
+        if lease.relevance_task_id:
+            document = lease.relevance_task.document.external_id
+            intents = FIVE_EDITIONS_INTENTS.get(document, ["novel"])
+            label_submit(
+                annotator=annotator, assignment=lease, grade=1 if document == "g1" else 3, intents=intents
+            )
+        else:
+            online_side = "right" if lease.experimental_on_left else "left"
+            duplicates = [[online_side, position, 1] for position in range(2, 6)] if marks else None
+            label_submit(annotator=annotator, assignment=lease, verdict="same", duplicates=duplicates)
     return campaign
 
 

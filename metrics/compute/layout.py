@@ -17,6 +17,9 @@ class RankedLabels:
     evaluated: np.ndarray  # indices of the evaluated queries
     judged: np.ndarray  # [evaluated × any] every aggregated label of the query, NaN padding
     ranked: list[np.ndarray]  # per model, [evaluated × depth] labels in rank order
+    # The documents at those places (as `task_document` and `ranking_document` give them), -1 padding.
+    judged_documents: np.ndarray
+    ranked_documents: list[np.ndarray]
 
 
 def pair_keys(query: np.ndarray, document: np.ndarray) -> np.ndarray:
@@ -50,6 +53,8 @@ def ranked_labels(
     rows = RowLayout.of(label_row, evaluated.size)
     judged = np.full((evaluated.size, rows.width), np.nan)
     judged[label_row, rows.positions] = grades[labelled]
+    judged_documents = np.full(judged.shape, -1, dtype=np.int64)
+    judged_documents[label_row, rows.positions] = task_document[labelled]
 
     task_keys = pair_keys(task_query, task_document)
     order = np.argsort(task_keys)
@@ -58,10 +63,14 @@ def ranked_labels(
     ranked_label = np.where(hit, grades[order[found]] if sorted_keys.size else np.nan, np.nan)
     ranked_row = row_of_query[ranking_query]
     depth = int(ranking_rank.max(initial=0))
-    ranked = []
+    ranked, ranked_documents = [], []
     for model in range(n_models):
         of_model = (ranking_model == model) & (ranked_row >= 0)
+        place = ranked_row[of_model], ranking_rank[of_model] - 1
         matrix = np.full((evaluated.size, depth), np.nan)
-        matrix[ranked_row[of_model], ranking_rank[of_model] - 1] = ranked_label[of_model]
+        matrix[place] = ranked_label[of_model]
         ranked.append(matrix)
-    return RankedLabels(evaluated, judged, ranked)
+        documents = np.full((evaluated.size, depth), -1, dtype=np.int64)
+        documents[place] = ranking_document[of_model]
+        ranked_documents.append(documents)
+    return RankedLabels(evaluated, judged, ranked, judged_documents, ranked_documents)

@@ -26,7 +26,7 @@ no Python loop per query. Conventions (those of trec_eval unless said otherwise)
 """
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -235,10 +235,15 @@ def measure_range(measure: str | Measure, settings: RankingSettings | None = Non
 
 
 def mean_intervals(
-    per_query: dict[str, np.ndarray], weights: np.ndarray, settings: RankingSettings | None = None
+    per_query: dict[str, np.ndarray],
+    weights: np.ndarray,
+    settings: RankingSettings | None = None,
+    *,
+    ranges: Mapping[str, tuple[float, float]] | None = None,
 ) -> dict[str, tuple[float, float]]:
     """Normal-approximation 95% interval of each measure's weighted mean over queries (NaN under two),
-    clipped to the measure's range (`measure_range`): a mean RR of 0.93 has no upper bound above 1.
+    clipped to the measure's range (`measure_range`, or `ranges[name]` for a measure not of this module):
+    a mean RR of 0.93 has no upper bound above 1.
 
     SE = sqrt(n / (n - 1) * sum(w_i^2 (x_i - mean)^2)) / sum(w_i); a bootstrap would cost as much as every
     comparison together and agrees with it closely at the query counts a launch review has.
@@ -251,7 +256,7 @@ def mean_intervals(
             continue
         mean = weighted_mean(values, weights)
         spread = np.sqrt(n / (n - 1) * np.sum(weights**2 * (values - mean) ** 2)) / weights.sum()
-        low, high = measure_range(name, settings)
+        low, high = ranges[name] if ranges and name in ranges else measure_range(name, settings)
         intervals[name] = (float(max(mean - Z95 * spread, low)), float(min(mean + Z95 * spread, high)))
     return intervals
 

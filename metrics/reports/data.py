@@ -6,6 +6,7 @@ import math
 from metrics.compute.decision import Decision
 from metrics.compute.gsb import GSBSummary
 from metrics.compute.significance import PairedComparison
+from metrics.selectors.diversity import lower_is_better
 from metrics.selectors.evaluation_data import AggregationFit
 from metrics.selectors.launch import Comparison, Coverage, LaunchReport
 from metrics.selectors.quality import AgreementFigure, CampaignAgreement
@@ -21,8 +22,9 @@ def interval(low, high) -> list[float | None]:
     return [number(low), number(high)]
 
 
-def delta_data(comparison: PairedComparison) -> dict:
+def delta_data(comparison: PairedComparison, *, lower_is_better: bool = False) -> dict:
     return {
+        "lower_is_better": lower_is_better,
         "mean": number(comparison.mean_delta),
         "ci95": interval(comparison.ci_low, comparison.ci_high),
         "p_value": number(comparison.p_value),
@@ -86,7 +88,10 @@ def coverage_data(coverage: Coverage) -> dict:
 def comparison_data(comparison: Comparison) -> dict:
     return {
         **decision_data(comparison.decision),
-        "deltas": {name: delta_data(delta) for name, delta in comparison.deltas.items()},
+        "deltas": {
+            name: delta_data(delta, lower_is_better=lower_is_better(name))
+            for name, delta in comparison.deltas.items()
+        },
         "gsb": {
             **gsb_data(comparison.gsb),
             "segments": {name: gsb_data(gsb) for name, gsb in comparison.gsb_segments.items()},

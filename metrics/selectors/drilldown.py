@@ -12,7 +12,7 @@ from metrics.selectors.evaluation_data import (
     campaign_evaluation_data,
     evaluation_depth,
 )
-from metrics.selectors.launch import ranking_settings, report_measures
+from metrics.selectors.scores import ranking_settings, report_measures
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ from annotation.models import (
 from annotation.selectors.rankings import RankedEntries, ranked_entries
 from metrics.compute.aggregation import DAWID_SKENE_MAX_ITER, aggregate_grades
 from metrics.compute.labels import TaskLabels, sorted_find
+from metrics.selectors.diversity_rows import DiversityRows, campaign_diversity_rows
 from plumbing.columns import fetch_columns, read_beside
 
 VERDICT_VALUE: dict[str, float] = {Verdict.GOOD: 1.0, Verdict.SAME: 0.0, Verdict.BAD: -1.0}
@@ -133,6 +134,7 @@ class CampaignEvaluationData:
     rankings: RankingRows
     side_by_side: SideBySideVerdicts
     preferences: PreferenceRows  # the verdicts behind `side_by_side`, for the agreement figures
+    diversity: DiversityRows  # intents, attributes, popularity and near-duplicates (`selectors/diversity`)
 
 
 @dataclass(frozen=True)
@@ -416,6 +418,7 @@ def campaign_evaluation_data(*, campaign: Campaign, with_excluded: bool = False)
         ),
         side_by_side=side_by_side,
         preferences=preferences,
+        diversity=campaign_diversity_rows(campaign=campaign, excluded=excluded),
     )
 
 

@@ -9,7 +9,8 @@ import numpy as np
 from annotation.models import Campaign
 from metrics.compute.labels import disputed_tasks
 from metrics.selectors.evaluation_data import campaign_evaluation_data
-from metrics.selectors.launch import report_measures, scores_of_models, verdicts_of_model
+from metrics.selectors.launch import verdicts_of_model
+from metrics.selectors.scores import campaign_measures, scores_of_models
 
 WON_LOST = 5
 
@@ -122,7 +123,7 @@ def query_explorer(
     primary), those `filters` keep in their order; the largest wins and losses of all queries. Unknown names
     fall back to the defaults. Labels of excluded annotators are left out, as in the launch report."""
     data = campaign_evaluation_data(campaign=campaign)
-    measures, primary = report_measures(campaign)
+    measures, primary = campaign_measures(campaign, data)
     measure = measure if measure in measures else primary
     scored = scores_of_models(campaign=campaign, data=data, measures=[measure])
     experimental = [(i, m.name) for i, m in enumerate(data.models) if m.role != "online"]

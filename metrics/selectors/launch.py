@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from annotation.campaign_settings import CAMPAIGN_SETTINGS
 from annotation.errors import InputError, InputErrorCode
-from annotation.models import Campaign, Judgment, Preference, RankingModel
+from annotation.models import Campaign, Judgment, Preference
 from annotation.selectors.campaigns import CampaignProgress, campaign_progress, models_without_rankings
 from annotation.selectors.exclusions import ExclusionView, campaign_exclusions
 from annotation.selectors.labels import ReuseSummary, campaign_label_stamp, campaign_reuse_summary
@@ -25,37 +25,24 @@ from metrics.compute.decision import Coverage as WorkCoverage
 from metrics.compute.decision import Decision, LaunchRule, decide, work_coverage
 from metrics.compute.gsb import GSBSummary, gsb_by_segment, gsb_summary, model_verdicts
 from metrics.compute.labels import columns_sha256, overridden_labels
-from metrics.compute.layout import RankedLabels, ranked_labels
-from metrics.compute.ranking import Gain, RankingSettings, evaluate_ranked, mean_intervals, weighted_mean
-from metrics.compute.significance import PairedComparison, paired_comparisons
+from metrics.compute.significance import PairedComparison
 from metrics.selectors.evaluation_data import (
     AggregationFit,
     CampaignEvaluationData,
     CampaignQueries,
-    aggregated_grades,
     campaign_evaluation_data,
 )
 from metrics.selectors.quality import CampaignAgreement, campaign_agreement_later
+from metrics.selectors.scores import (
+    SEED,
+    ModelScores,
+    campaign_measures,
+    measure_deltas,
+    scores_of_models,
+)
 from plumbing.threads import started
-from trec.measures import parse_measure
 
 LOSING_QUERIES = 10
-SEED = 0
-
-
-@dataclass(frozen=True)
-class ModelScores:
-    """One model's per-query value of every measure (over the evaluated queries) and their weighted means."""
-
-    name: str
-    role: str
-    per_query: dict[str, np.ndarray]
-    means: dict[str, float]
-    intervals: dict[str, tuple[float, float]]  # 95% normal-approximation interval of each mean
-
-    @property
-    def is_online(self) -> bool:
-        return self.role == RankingModel.Role.ONLINE
 
 
 @dataclass(frozen=True)
@@ -167,21 +154,6 @@ class LaunchReport:
         return self.comparison.decision if self.comparison else None
 
 
-def report_measures(campaign: Campaign) -> tuple[list[str], str]:
-    """nDCG@k of every cut-off, nDCG (not with position weights: it has no cut-off), AP, RR, P@k and
-    Judged@k (k the largest cut-off), and the primary."""
-    k = max(campaign.cutoffs, default=10)
-    names = [f"nDCG@{cutoff}" for cutoff in sorted(campaign.cutoffs)]
-    names += [*(["nDCG"] if campaign.position_weights is None else []), "AP", "RR", f"P@{k}", f"Judged@{k}"]
-    primary = str(parse_measure(campaign.primary_measure))
-    return list(dict.fromkeys([*names, primary])), primary
-
-
-def ranking_settings(campaign: Campaign) -> RankingSettings:
-    weights = campaign.position_weights
-    return RankingSettings(gain=Gain(campaign.gain), position_weights=tuple(weights) if weights else None)
-
-
 def report_settings(campaign: Campaign) -> dict:
     """The scale, then every setting `CAMPAIGN_SETTINGS` shows in the report, in its order and spelling."""
     scale = [{"value": grade["value"], "label": grade["label"]} for grade in campaign.scale]
@@ -248,44 +220,6 @@ def _work_coverage(data: CampaignEvaluationData) -> WorkCoverage:
         side_by_side_settled=sbs_settled,
         side_by_side_overlap=campaign.gsb_overlap,
     )
-
-
-@dataclass(frozen=True)
-class ModelsScored:
-    grades: np.ndarray  # aggregated, per relevance task
-    aggregation: AggregationFit
-    layout: RankedLabels
-    weights: np.ndarray  # of the evaluated queries
-    models: list[ModelScores]
-
-
-def scores_of_models(
-    *, campaign: Campaign, data: CampaignEvaluationData, measures: list[str]
-) -> ModelsScored:
-    """The aggregated grades, laid out in each model's rank order, and every model's per-query measures."""
-    grades, aggregation = aggregated_grades(campaign=campaign, relevance=data.relevance)
-    relevance, rankings = data.relevance, data.rankings
-    layout = ranked_labels(
-        n_queries=len(data.queries),
-        n_models=len(data.models),
-        task_query=relevance.task_query,
-        task_document=relevance.task_document,
-        grades=grades,
-        ranking_model=rankings.model,
-        ranking_query=rankings.query,
-        ranking_document=rankings.document,
-        ranking_rank=rankings.rank,
-    )
-    weights = data.queries.weight[layout.evaluated]
-    models, settings = [], ranking_settings(campaign)
-    for index, ranking_model in enumerate(data.models):
-        per_query = evaluate_ranked(
-            layout.ranked[index], measures, judged_labels=layout.judged, settings=settings
-        )
-        means = {name: weighted_mean(values, weights) for name, values in per_query.items()}
-        intervals = mean_intervals(per_query, weights, settings)
-        models.append(ModelScores(ranking_model.name, ranking_model.role, per_query, means, intervals))
-    return ModelsScored(grades, aggregation, layout, weights, models)
 
 
 def verdicts_of_model(*, data: CampaignEvaluationData, model: int) -> tuple[np.ndarray, ...]:
@@ -378,7 +312,7 @@ def _launch_report(
 ) -> LaunchReport:
     """`launch_report_later`'s arithmetic on the fetched data: no query, as it runs on another thread."""
     campaign = data.campaign
-    measures, primary = report_measures(campaign)
+    measures, primary = campaign_measures(campaign, data)
     scored = scores_of_models(campaign=campaign, data=data, measures=measures)
     layout, models = scored.layout, scored.models
     sbs = data.side_by_side
@@ -397,17 +331,9 @@ def _launch_report(
     for index, scores in enumerate(models):
         if scores.is_online or online is None:
             continue
-        deltas = {}
-        if layout.evaluated.size:
-            compared = paired_comparisons(
-                np.column_stack([online.per_query[name] for name in measures]),
-                np.column_stack([scores.per_query[name] for name in measures]),
-                weights=scored.weights,
-                n_resamples=n_bootstrap,
-                n_flips=n_resamples,
-                seed=SEED,
-            )
-            deltas = dict(zip(measures, compared, strict=True))
+        deltas = measure_deltas(
+            online, scores, measures, scored.weights, n_bootstrap=n_bootstrap, n_resamples=n_resamples
+        )
         query, verdict, strength, changed = verdicts_of_model(data=data, model=index)
         gsb_arguments: dict[str, Any] = {
             "n_queries": len(data.queries),

@@ -10,7 +10,7 @@ from annotation.bundle import parse_bundle, parse_campaign_change
 from annotation.campaign_settings import setting_values
 from annotation.errors import InputError
 from annotation.services.campaigns import campaign_change
-from metrics.selectors.launch import ranking_settings, report_measures
+from metrics.selectors.scores import ranking_settings, report_measures
 from tests.factories import SMALL_BUNDLE, form_data
 
 WEIGHTS = "settings.position_weights"

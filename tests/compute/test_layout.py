@@ -29,6 +29,10 @@ def test_ranked_labels_put_each_models_grades_in_rank_order_and_skip_unlabelled_
     np.testing.assert_array_equal(layout.judged, [[3.0, 1.0], [2.0, np.nan]])
     np.testing.assert_array_equal(layout.ranked[0], [[1.0, 3.0, np.nan], [2.0, np.nan, np.nan]])
     np.testing.assert_array_equal(layout.ranked[1], [[3.0, 1.0, np.nan], [np.nan, np.nan, np.nan]])
+    # The documents at the same places: the judged ones of each query, each model's in rank order.
+    np.testing.assert_array_equal(layout.judged_documents, [[0, 1], [3, -1]])
+    np.testing.assert_array_equal(layout.ranked_documents[0], [[1, 0, 2], [3, -1, -1]])
+    np.testing.assert_array_equal(layout.ranked_documents[1], [[0, 1, -1], [0, -1, -1]])
 
 
 def test_model_verdicts_adjudication_replaces_and_identical_lists_count_as_same():

@@ -1,0 +1,142 @@
+"""Diversity in the launch report: ILS, α-nDCG, ERR-IA, subtopic recall and novelty per model and as paired
+differences, from the intents and near-duplicates annotators gave; redundancy-aware nDCG and position
+weights. The seed's five-editions case: NDCG@5 = 1.0 for five editions of one book, yet ILS@5 is high."""
+
+import math
+
+import numpy as np
+import pytest
+from django.urls import reverse
+
+from annotation.services.campaigns import campaign_change
+from metrics.compute.diversity import evaluate_intents
+from metrics.selectors.launch import launch_report_build
+from tests.factories import five_editions_campaign
+
+FORMATS = ("html", "json", "csv", "md")
+DISCOUNT = [1 / math.log2(rank + 1) for rank in range(1, 6)]
+
+
+@pytest.fixture
+def ann(make_user):
+    return make_user("ann", "annotator")
+
+
+def report_of(campaign, **options):
+    return launch_report_build(
+        campaign=campaign, n_resamples=200, n_bootstrap=200, agreement=False, **options
+    )
+
+
+def means(report, model):
+    return next(scores for scores in report.models if scores.name == model).means
+
+
+def test_five_editions_are_perfect_by_ndcg_and_alike_by_ils(db, ann):
+    report = report_of(five_editions_campaign(ann, marks=False))
+    assert report.measures[-5:] == ["ILS@5", "alpha_nDCG@5", "ERR_IA@5", "StRecall@5", "Novelty@5"]
+    online, exp = means(report, "online"), means(report, "exp")
+    assert online["nDCG@5"] == pytest.approx(1.0)
+    # Editions share work and author, not format: 2/3 for every pair.
+    assert online["ILS@5"] == pytest.approx(2 / 3)
+    # e1–m1 and e1–c1 share the author (1/3), m1–c1 author and format (2/3); the game has no author.
+    assert exp["ILS@5"] == pytest.approx((1 / 3 + 1 / 3 + 2 / 3) / 10)
+    assert (online["StRecall@5"], exp["StRecall@5"]) == (pytest.approx(1 / 3), pytest.approx(1.0))
+    # α = 0.5: the editions gain 1, 1/2, 1/4...; the greedy ideal takes the novel, film, a sequel, then
+    # the second sequel and a second edition (1/2 each).
+    online_dcg = sum(0.5**i * DISCOUNT[i] for i in range(5))
+    exp_dcg = DISCOUNT[0] + DISCOUNT[1] + DISCOUNT[2] + 0.5 * DISCOUNT[3]
+    ideal = DISCOUNT[0] + DISCOUNT[1] + DISCOUNT[2] + 0.5 * DISCOUNT[3] + 0.5 * DISCOUNT[4]
+    assert online["alpha_nDCG@5"] == pytest.approx(online_dcg / ideal)
+    assert exp["alpha_nDCG@5"] == pytest.approx(exp_dcg / ideal)
+    # −log2 of the popularity: editions 2 bits, film 3, sequels 4; the game's is unknown.
+    assert online["Novelty@5"] == pytest.approx(2.0)
+    assert exp["Novelty@5"] == pytest.approx((2 + 3 + 4 + 4) / 4)
+    delta = report.comparison.deltas["ILS@5"]
+    assert delta.mean_delta == pytest.approx(exp["ILS@5"] - online["ILS@5"]) and delta.n == 1
+
+
+def test_the_intent_measures_equal_the_pure_ones_on_the_same_judgments(db, ann):
+    report = report_of(five_editions_campaign(ann, marks=False))
+    # Documents by id: c1, e1..e5, f1, g1, m1; intents novel, film, sequel.
+    served = {"c1": 2, "f1": 1, "g1": None, "m1": 2, **{f"e{i}": 0 for i in range(1, 6)}}
+    judged = np.zeros((1, 9, 3), dtype=bool)
+    for place, document in enumerate(sorted(served)):
+        if served[document] is not None:
+            judged[0, place, served[document]] = True
+    for model, documents in (
+        ("online", ["e1", "e2", "e3", "e4", "e5"]),
+        ("exp", ["e1", "f1", "m1", "c1", "g1"]),
+    ):
+        relevance = np.zeros((1, 5, 3), dtype=bool)
+        for rank, document in enumerate(documents):
+            if served[document] is not None:
+                relevance[0, rank, served[document]] = True
+        expected = evaluate_intents(relevance, judged, ["alpha_nDCG@5", "ERR_IA@5", "StRecall@5"])
+        for name, values in expected.items():
+            assert means(report, model)[name] == pytest.approx(values[0])
+
+
+def test_marked_near_duplicates_are_alike_and_gain_once_when_redundancy_aware(db, ann):
+    campaign = five_editions_campaign(ann)
+    report = report_of(campaign)
+    assert means(report, "online")["ILS@5"] == pytest.approx(1.0)  # marked: similarity 1
+    assert means(report, "online")["nDCG@5"] == pytest.approx(1.0)  # redundancy-aware is off
+    campaign = campaign_change(campaign=campaign, changes={"redundancy_aware": True})
+    online = means(report_of(campaign), "online")
+    # One edition gains 7; the ideal keeps one edition, the film and two sequels (7 each), then the game (1).
+    ideal = 7 * sum(DISCOUNT[:4]) + DISCOUNT[4]
+    assert online["nDCG@5"] == pytest.approx(7 / ideal)
+
+
+def test_alpha_and_position_weights_follow_the_settings(db, ann):
+    campaign = five_editions_campaign(ann, marks=False)
+    campaign = campaign_change(
+        campaign=campaign,
+        changes={"alpha": 0.0, "position_weights": [1, 0.8, 0, 0, 0], "primary_measure": "nDCG@5"},
+    )
+    report = report_of(campaign)
+    assert "alpha_nDCG(alpha=0.0)@5" in report.measures
+    exp = means(report, "exp")
+    # α = 0: no redundancy discount; each document gains the intents it serves.
+    assert exp["alpha_nDCG(alpha=0.0)@5"] < 1
+    # Weights 1, 0.8 and nothing below: exp's top two (7 and 7) are the ideal's.
+    assert exp["nDCG@5"] == pytest.approx(1.0)
+
+
+def test_popularity_counted_from_the_rankings(db, ann):
+    campaign = five_editions_campaign(ann, marks=False, novelty_popularity="rankings")
+    report = report_of(campaign)
+    # Two lists: e1 is in both (share 1, 0 bits), every other document in one (1 bit).
+    assert means(report, "online")["Novelty@5"] == pytest.approx(4 / 5)
+    assert means(report, "exp")["Novelty@5"] == pytest.approx(4 / 5)
+
+
+def test_a_campaign_without_diversity_data_has_no_diversity_measures(campaign):
+    report = report_of(campaign)
+    assert not [name for name in report.measures if name.startswith(("ILS", "alpha", "ERR", "StRec", "Nov"))]
+
+
+def test_every_page_format_and_the_api_show_the_diversity_measures(db, ann, client, make_user):
+    campaign = five_editions_campaign(ann)
+    client.force_login(make_user("boss", "manager"))
+    pages = [
+        reverse("metrics:campaign_overview", args=[campaign.pk]),
+        reverse("metrics:comparison", args=[campaign.pk, "exp"]),
+        reverse("metrics:query_explorer", args=[campaign.pk]) + "?measure=ILS@5&sort=delta",
+        *(reverse("metrics:launch_report", args=[campaign.pk, "exp", form]) for form in FORMATS),
+        f"/api/campaigns/{campaign.pk}/report/",
+    ]
+    for url in pages:
+        response = client.get(url)
+        assert response.status_code == 200, url
+        text = b"".join(response.streaming_content) if response.streaming else response.content
+        for name in ("ILS@5", "alpha_nDCG@5", "ERR_IA@5", "StRecall@5", "Novelty@5"):
+            assert name.encode() in text, (url, name)
+    report = client.get(f"/api/campaigns/{campaign.pk}/report/").json()
+    ils = report["comparisons"]["exp"]["deltas"]["ILS@5"]
+    assert ils["lower_is_better"] and ils["mean"] == pytest.approx((4 / 3) / 10 - 1.0)
+    comparison = client.get(pages[1]).content.decode()
+    assert 'title="lower is better"' in comparison
+    explorer = client.get(pages[2]).content.decode()
+    assert "<option selected>ILS@5</option>" in explorer
