@@ -214,6 +214,8 @@ STATICFILES_FINDERS = [
     # plotly.js from the installed plotly package, as judgeboard/vendor/plotly.min.js (no CDN).
     "metrics.static_finders.PlotlyJsFinder",
 ]
+# In production static files get hashed names (cached for a year) and Brotli and gzip copies (Brotli is
+# in requirements.txt: WhiteNoise writes .br files only when it is installed).
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
