@@ -9,6 +9,7 @@ from django.tasks import Task, task
 
 from annotation.models import CampaignImport
 from annotation.services.imports import (
+    import_cancel,
     import_check,
     import_confirm,
     import_queued,
@@ -60,3 +61,7 @@ def campaign_import_retry(*, staged: CampaignImport) -> None:
     staged = import_retry(staged=staged)
     work = campaign_import_check if staged.status == CampaignImport.Status.CHECKING else campaign_import_run
     _queue_on_commit(work, staged)
+
+
+# The import page's buttons (and the API's routes) and what each calls.
+IMPORT_ACTIONS = {"confirm": campaign_import_confirm, "cancel": import_cancel, "retry": campaign_import_retry}

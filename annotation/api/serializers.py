@@ -8,6 +8,8 @@ from rest_framework import serializers
 from annotation.bundle.campaign import GRADE_LABEL_MAX_LENGTH, GRADE_MAX, GRADE_MIN
 from annotation.campaign_settings import CAMPAIGN_SETTINGS, SCALE_LOCK, SETTING_NAMES, Kind, Setting
 from annotation.models import Campaign, LabelRevision, Query, RankingModel, SkipReason, Verdict
+from annotation.roles import Role
+from annotation.selectors.people import campaign_member_candidates
 from annotation.services.labels import SIDES
 from annotation.task_kinds import KIND_NAMES, assignment_task
 
@@ -511,3 +513,136 @@ class ReviewTaskSerializer(serializers.Serializer):
     experimental_model = serializers.CharField(allow_blank=True)
     online_list = ReviewDocumentSerializer(many=True, allow_null=True)
     experimental_list = ReviewDocumentSerializer(many=True, allow_null=True)
+
+
+# --- People and campaign administration -------------------------------------------------------------------
+
+
+class PersonSerializer(serializers.Serializer):
+    id = serializers.IntegerField(source="pk")
+    username = serializers.CharField()
+    name = serializers.CharField(allow_blank=True)
+    roles = serializers.ListField(child=serializers.CharField(), help_text='Group names, and "superuser".')
+    is_active = serializers.BooleanField()
+    last_login = serializers.DateTimeField(allow_null=True)
+    last_label = serializers.DateTimeField(allow_null=True)
+    manageable = serializers.BooleanField(help_text="You may act on them (and they are not you).")
+
+
+class PersonCreateSerializer(serializers.Serializer):
+    username = StrictCharField(max_length=150)
+    name = StrictCharField(max_length=150, required=False, allow_blank=True, default="")
+    role = serializers.ChoiceField(choices=[*Role], help_text="Managers give annotator or reviewer.")
+
+
+class PasswordLinkSerializer(serializers.Serializer):
+    password_link = serializers.CharField(
+        help_text="A one-time link to hand over: it sets the person's password; shown only in this answer."
+    )
+
+
+class PersonCreatedSerializer(PasswordLinkSerializer):
+    id = serializers.IntegerField()
+    username = serializers.CharField()
+
+
+class PersonChangeSerializer(serializers.Serializer):
+    """One change: a role (their only one from now on), or active (false signs them out everywhere)."""
+
+    role = serializers.ChoiceField(choices=[*Role], required=False)
+    is_active = serializers.BooleanField(required=False)
+
+    def validate(self, data):
+        if len(data) != 1:
+            raise serializers.ValidationError("give exactly one of role and is_active.")
+        return data
+
+
+class MembersSerializer(serializers.Serializer):
+    open_to_all = serializers.BooleanField(help_text="Every annotator may work on it; else only `members`.")
+    members = serializers.PrimaryKeyRelatedField(
+        queryset=campaign_member_candidates(),
+        many=True,
+        help_text="Ids of active annotators and reviewers (`GET /api/people/`).",
+    )
+
+
+class ArchiveSerializer(serializers.Serializer):
+    archived = serializers.BooleanField(
+        help_text="true: read-only and hidden from annotators; false: restore."
+    )
+
+
+class ExclusionSerializer(serializers.Serializer):
+    annotator = serializers.CharField()
+    excluded_by = serializers.CharField(allow_blank=True)
+    reason = serializers.CharField(allow_blank=True)
+    excluded_at = serializers.DateTimeField()
+    confirmed = serializers.BooleanField()
+    in_force = serializers.BooleanField()
+    reinstated_by = serializers.CharField(allow_null=True)
+    reinstated_at = serializers.DateTimeField(allow_null=True)
+
+
+class ExclusionActionSerializer(serializers.Serializer):
+    action = serializers.ChoiceField(
+        choices=["exclude", "reinstate", "confirm"],
+        help_text="exclude: leave the annotator's labels out (with a reason); reinstate: count them again; "
+        "confirm: confirm every exclusion in force.",
+    )
+    annotator = StrictCharField(required=False, max_length=150, help_text="exclude, reinstate: a username.")
+    reason = StrictCharField(required=False, allow_blank=True, max_length=5000, default="")
+
+
+class LabelsImportedSerializer(serializers.Serializer):
+    judgments = serializers.IntegerField(help_text="Relevance grades imported.")
+    preferences = serializers.IntegerField(help_text="Side-by-side verdicts imported.")
+
+
+# --- A new campaign's upload ------------------------------------------------------------------------------
+
+
+class ImportUploadSerializer(serializers.Serializer):
+    """The new-campaign page's upload: the bundle, and each TREC run with its model's name, in order."""
+
+    bundle = serializers.FileField(
+        help_text="The campaign bundle: JSON as import_campaign reads it, may be gzipped."
+    )
+    models = serializers.ListField(
+        child=serializers.CharField(max_length=100),
+        required=False,
+        default=list,
+        help_text="The runs' models.",
+    )
+    runs = serializers.ListField(
+        child=serializers.FileField(allow_empty_file=True),
+        required=False,
+        default=list,
+        help_text="TREC runs, one per name in `models`, in its order; may be gzipped.",
+    )
+
+
+class ImportProgressSerializer(serializers.Serializer):
+    rows = serializers.IntegerField(help_text="Ranking rows written so far.")
+    total = serializers.IntegerField()
+
+
+class ImportSerializer(serializers.Serializer):
+    """An upload checked, then imported, in the background (`manage.py db_worker`)."""
+
+    id = serializers.IntegerField(source="staged.pk")
+    status = serializers.CharField(
+        help_text="checking, ready (to confirm), invalid, importing, done, failed, cancelled, or stopped "
+        "(its worker died: retry or cancel)."
+    )
+    status_label = serializers.CharField()
+    preview = serializers.JSONField(
+        allow_null=True, help_text="Once checked: what the import would create, and its warnings."
+    )
+    error = serializers.CharField(allow_blank=True)
+    progress = ImportProgressSerializer(allow_null=True, help_text="While importing.")
+    actions = serializers.ListField(
+        child=serializers.ChoiceField(choices=["confirm", "retry", "cancel"]),
+        help_text="What may be done now.",
+    )
+    campaign = serializers.IntegerField(source="staged.campaign_id", allow_null=True, help_text="Once done.")

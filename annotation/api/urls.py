@@ -2,7 +2,8 @@ from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerSplitView
 from rest_framework.permissions import AllowAny
 
-from annotation.api.views import auth, campaigns, interactions, review, tasks
+from annotation.api.views import auth, campaigns, imports, interactions, people, review, settings, tasks
+from annotation.tasks import IMPORT_ACTIONS
 
 app_name = "api"
 
@@ -25,11 +26,30 @@ urlpatterns = [
         interactions.InteractionLogListView.as_view(),
         name="interaction_logs",
     ),
+    path("campaigns/<int:campaign_id>/members/", people.MembersView.as_view(), name="members"),
+    path("campaigns/<int:campaign_id>/archive/", settings.ArchiveView.as_view(), name="archive"),
+    path("campaigns/<int:campaign_id>/exclusions/", settings.ExclusionsView.as_view(), name="exclusions"),
+    path(
+        "campaigns/<int:campaign_id>/judgments/",
+        settings.JudgmentsImportView.as_view(),
+        name="judgments_import",
+    ),
     path("campaigns/<int:campaign_id>/next-task/", tasks.NextTaskView.as_view(), name="next_task"),
     path(
         "campaigns/<int:campaign_id>/review-queue/",
         review.ReviewQueueView.as_view(),
         name="review_queue",
+    ),
+    path("people/", people.PeopleView.as_view(), name="people"),
+    path("people/<int:user_id>/", people.PersonView.as_view(), name="person"),
+    path("people/<int:user_id>/password-link/", people.PasswordLinkView.as_view(), name="password_link"),
+    path("imports/", imports.ImportsView.as_view(), name="imports"),
+    path("imports/<int:import_id>/", imports.ImportView.as_view(), name="import"),
+    *(
+        path(
+            f"imports/<int:import_id>/{action}/", imports.ImportActionView.as_view(action=action), name=action
+        )
+        for action in IMPORT_ACTIONS
     ),
     path("tasks/", tasks.TaskListView.as_view(), name="tasks"),
     path("tasks/<int:task_id>/", tasks.TaskDetailView.as_view(), name="task"),

@@ -16,10 +16,7 @@ from annotation.models import CampaignImport
 from annotation.roles import can_manage, role_required
 from annotation.selectors.imports import import_view
 from annotation.services.demo import DEMO_DIR
-from annotation.services.imports import import_cancel
-from annotation.tasks import campaign_import_confirm, campaign_import_retry, campaign_import_start
-
-IMPORT_ACTIONS = {"confirm": campaign_import_confirm, "cancel": import_cancel, "retry": campaign_import_retry}
+from annotation.tasks import IMPORT_ACTIONS, campaign_import_start
 
 
 @role_required(can_manage)

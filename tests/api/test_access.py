@@ -51,8 +51,8 @@ def test_who_may_use_it(world, role, method, path, who):
     api = path.startswith("/api/")
     url = route_url(path, ids, tasks)
     client = _client(role, users, api)
-    if method == "PATCH":
-        response = client.patch(url, "{}", content_type="application/json")
+    if method in ("PATCH", "PUT"):
+        response = client.generic(method, url, "{}", content_type="application/json")
     elif method == "DELETE":
         response = client.delete(url)
     else:

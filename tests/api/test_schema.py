@@ -15,6 +15,7 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from annotation.campaign_settings import CAMPAIGN_SETTINGS, SETTING_NAMES, Lock
+from annotation.models import CampaignImport
 from annotation.services.assignment import task_next
 from config.wsgi import application
 
@@ -33,7 +34,8 @@ def _keep_connection():
 
 
 @pytest.fixture
-def api_world(_keep_connection, campaign, django_user_model):
+def api_world(_keep_connection, campaign, django_user_model, make_user, settings, tmp_path):
+    settings.IMPORTS_DIR = tmp_path
     root = django_user_model.objects.create_superuser("root", password="pw-not-used-1")
     assignment = task_next(annotator=root, campaign=campaign)
     ids = {
@@ -41,6 +43,8 @@ def api_world(_keep_connection, campaign, django_user_model):
         "relevance": assignment.relevance_task_id,
         "side-by-side": campaign.side_by_side_tasks.first().pk,
         "assignment": assignment.pk,
+        "user_id": make_user("someone", "annotator").pk,
+        "import_id": CampaignImport.objects.create(created_by=root, folder="-", bundle_file="b.json").pk,
     }
     return {"Authorization": f"Token {Token.objects.create(user=root).key}"}, ids
 
@@ -96,6 +100,9 @@ def test_the_api_honours_its_schema(case, api_world):
     params = case.path_parameters or {}
     if "campaign_id" in params:
         params["campaign_id"] = ids["campaign_id"]
+    for name in ("user_id", "import_id"):
+        if name in params:
+            params[name] = ids[name]
     if "task_id" in params:
         params["task_id"] = ids.get(params.get("kind", "assignment"), ids["relevance"])
     case.call_and_validate(headers=headers, checks=CHECKS)
