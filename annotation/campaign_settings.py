@@ -108,6 +108,9 @@ def _same(value: Any) -> Any:
 # Online metrics a guardrail may name: the names `metrics.compute.interactions.online.metric_names` gives
 # (tests/annotation/test_behaviour_settings.py holds the two lists together).
 ONLINE_METRIC = re.compile(r"(?:(?:IPS-|SNIPS-)?CTR@[1-9][0-9]{0,2}|Clicks|Abandonment|Dwell|Conversion)")
+# Diversity measures of the launch report a guardrail may name (`metrics.selectors.diversity`): their
+# differences come from the labels, logs or none.
+DIVERSITY_METRIC = re.compile(r"(?:ILS|alpha_nDCG|ERR_IA|StRecall|Novelty)@[1-9][0-9]{0,2}")
 _GUARDRAIL = re.compile(r"\s*(?P<metric>\S+)\s*(?P<op>>=|<=|≥|≤)\s*(?P<threshold>\S+)\s*")
 
 
@@ -121,10 +124,11 @@ def parse_guardrails(text: str) -> list[tuple[str, str, float]]:
         if match is None:
             raise ValueError(f"{part.strip()!r}: write each as METRIC >= NUMBER or METRIC <= NUMBER")
         metric, op = match["metric"], {"≥": ">=", "≤": "<="}.get(match["op"], match["op"])
-        if not ONLINE_METRIC.fullmatch(metric):
+        if not (ONLINE_METRIC.fullmatch(metric) or DIVERSITY_METRIC.fullmatch(metric)):
             raise ValueError(
                 f"{metric!r} is not an online metric (CTR@k, IPS-CTR@k, SNIPS-CTR@k, Clicks, Abandonment, "
-                "Dwell, Conversion)"
+                "Dwell, Conversion) nor a diversity measure (ILS@k, alpha_nDCG@k, ERR_IA@k, StRecall@k, "
+                "Novelty@k)"
             )
         try:
             threshold = float(match["threshold"].replace("−", "-"))
@@ -425,10 +429,11 @@ CAMPAIGN_SETTINGS: tuple[Setting, ...] = (
         "guardrails",
         Kind.GUARDRAILS,
         "IPS-CTR@10 >= -0.01",
-        "Guardrails on online metrics (METRIC >= or <= NUMBER; separated by semicolons)",
-        "Online metrics the experiment must not degrade, read only when the campaign has interaction "
-        "logs: `M >= t` needs the lower end of the interval of Δ M (experimental − online) at least t, "
-        "`M <= t` its upper end at most t. A failed one vetoes the launch.",
+        "Guardrails on online metrics and diversity (METRIC >= or <= NUMBER; separated by semicolons)",
+        "Online metrics (read only when the campaign has interaction logs) and diversity measures the "
+        "experiment must not degrade: `M >= t` needs the lower end of the interval of Δ M (experimental − "
+        "online) at least t, `M <= t` its upper end at most t (`ILS@10 <= 0.05`: ILS@10 may not rise by "
+        "more than 0.05). A failed one vetoes the launch.",
         max_length=500,
         report=True,
     ),

@@ -140,9 +140,10 @@ class Campaign(models.Model):
         max_length=500,
         blank=True,
         default="IPS-CTR@10 >= -0.01",
-        help_text="Online metrics the experiment must not degrade, read only when the campaign has "
-        "interaction logs: `M >= t` needs the lower end of the interval of Δ M (experimental − online) "
-        "at least t, `M <= t` its upper end at most t. A failed one vetoes the launch.",
+        help_text="Online metrics (read only when the campaign has interaction logs) and diversity measures "
+        "the experiment must not degrade: `M >= t` needs the lower end of the interval of Δ M (experimental "
+        "− online) at least t, `M <= t` its upper end at most t (`ILS@10 <= 0.05`: ILS@10 may not rise by "
+        "more than 0.05). A failed one vetoes the launch.",
     )
     created_at = models.DateTimeField(auto_now_add=True)
     archived_at = models.DateTimeField(

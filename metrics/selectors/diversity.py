@@ -18,8 +18,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from annotation.campaign_settings import DIVERSITY_METRIC, parse_guardrails
 from annotation.models import Campaign, NoveltyPopularity
 from metrics.compute.diversity import evaluate_intents, intra_list_similarity, novelty
+from metrics.compute.guardrails import Bound, Guardrail
 from metrics.compute.labels import sorted_find
 from metrics.compute.layout import RankedLabels
 from metrics.selectors.diversity_rows import DiversityRows
@@ -63,6 +65,16 @@ def diversity_measures(campaign: Campaign, rows: DiversityRows) -> list[str]:
     if rows.popularity or campaign.novelty_popularity == NoveltyPopularity.RANKINGS:
         names.append(f"{NOVELTY}@{k}")
     return names
+
+
+def diversity_guardrails(campaign: Campaign) -> list[Guardrail]:
+    """The campaign's guardrails that name a diversity measure (`ILS@10 <= 0.05`): checked against the
+    report's paired differences. Those on online metrics are read with the interaction logs."""
+    return [
+        Guardrail(metric, Bound.LOWER if op == ">=" else Bound.UPPER, threshold)
+        for metric, op, threshold in parse_guardrails(campaign.guardrails)
+        if DIVERSITY_METRIC.fullmatch(metric)
+    ]
 
 
 @dataclass(frozen=True)

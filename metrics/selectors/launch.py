@@ -24,8 +24,10 @@ from annotation.selectors.labels import ReuseSummary, campaign_label_stamp, camp
 from metrics.compute.decision import Coverage as WorkCoverage
 from metrics.compute.decision import Decision, LaunchRule, decide, work_coverage
 from metrics.compute.gsb import GSBSummary, gsb_by_segment, gsb_summary, model_verdicts
+from metrics.compute.guardrails import evaluate_guardrails
 from metrics.compute.labels import columns_sha256, overridden_labels
 from metrics.compute.significance import PairedComparison
+from metrics.selectors.diversity import diversity_guardrails
 from metrics.selectors.evaluation_data import (
     AggregationFit,
     CampaignEvaluationData,
@@ -327,6 +329,7 @@ def _launch_report(
         min_coverage=campaign.min_coverage,
     )
     work = _work_coverage(data)
+    guardrails = diversity_guardrails(campaign)
     comparisons = {}
     for index, scores in enumerate(models):
         if scores.is_online or online is None:
@@ -351,7 +354,13 @@ def _launch_report(
             gsb_segments=gsb_by_segment(
                 query, verdict, segment_of_query=data.queries.segment, **gsb_arguments
             ),
-            decision=decide(rule, gsb=gsb, deltas=deltas, coverage=work),
+            decision=decide(
+                rule,
+                gsb=gsb,
+                deltas=deltas,
+                coverage=work,
+                guardrails=evaluate_guardrails(guardrails, deltas),
+            ),
             losing_queries=_losing_queries(
                 data.queries, layout.evaluated, online.per_query[primary], scores.per_query[primary]
             ),

@@ -37,6 +37,7 @@ def test_action_grades_are_the_computations_fields_with_its_defaults():
             "IPS-CTR@10 ≥ −0.01; Abandonment<=0.02;",
             [("IPS-CTR@10", ">=", -0.01), ("Abandonment", "<=", 0.02)],
         ),
+        ("ILS@10 <= 0.05; alpha_nDCG@20 >= -0.02", [("ILS@10", "<=", 0.05), ("alpha_nDCG@20", ">=", -0.02)]),
     ],
 )
 def test_guardrails_are_read(text, rules):
@@ -48,6 +49,7 @@ def test_guardrails_are_read(text, rules):
     [
         ("IPS-CTR@10 > 0", "write each as METRIC >= NUMBER"),
         ("nDCG@10 >= 0", "'nDCG@10' is not an online metric"),
+        ("ILS >= 0", "'ILS' is not an online metric .* nor a diversity measure"),
         ("CTR@10 >= low", "'low' is not a number"),
         ("CTR@10 >= inf", "not a finite number"),
     ],

@@ -140,3 +140,35 @@ def test_every_page_format_and_the_api_show_the_diversity_measures(db, ann, clie
     assert 'title="lower is better"' in comparison
     explorer = client.get(pages[2]).content.decode()
     assert "<option selected>ILS@5</option>" in explorer
+
+
+@pytest.mark.parametrize(
+    ("guardrails", "outcome", "reason"),
+    [
+        # ILS@5 falls by 0.8667 on the one query: its interval's upper end is that.
+        (
+            "ILS@5 <= 0.05",
+            "held",
+            "Guardrail on ILS@5 held: the upper end of the interval of Δ ILS@5, −0.867",
+        ),
+        ("ILS@5 <= -0.9", "failed", "Guardrail on ILS@5 failed: the upper end of the interval of Δ ILS@5"),
+        ("StRecall@5 >= 0.5", "held", "Guardrail on StRecall@5 held: the lower end"),
+        ("ILS@20 <= 0", "not_evaluable", "Guardrail on ILS@20 could not be checked"),
+    ],
+)
+def test_diversity_guardrails_are_stated_in_the_decision(
+    db, ann, client, make_user, guardrails, outcome, reason
+):
+    campaign = five_editions_campaign(ann, min_queries=1, min_coverage=0, guardrails=guardrails)
+    decision = report_of(campaign).decision
+    assert any(reason in line for line in decision.reasons), decision.reasons
+    if outcome == "failed":
+        assert decision.outcome != "launch" and decision.reasons[0].startswith("Guardrail on ILS@5 failed")
+    client.force_login(make_user("boss", "manager"))
+    page = client.get(reverse("metrics:comparison", args=[campaign.pk, "exp"])).content.decode()
+    assert f"Guardrail on {guardrails.split()[0]}" in page
+
+
+def test_the_online_guardrail_of_the_default_is_left_to_the_logs(db, ann):
+    report = report_of(five_editions_campaign(ann, min_queries=1, min_coverage=0))
+    assert not [line for line in report.decision.reasons if "Guardrail" in line]
