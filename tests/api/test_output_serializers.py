@@ -25,7 +25,11 @@ def task(kind: str, n: int, **shown) -> SimpleNamespace:
         status="leased",
         expires_at=datetime(2026, 11, 26, n, tzinfo=UTC),
         campaign=SimpleNamespace(id=1, name="c", guidelines=""),
-        query=SimpleNamespace(text=f"query {n}", description=""),
+        query=SimpleNamespace(
+            text=f"query {n}",
+            description="",
+            intents=[SimpleNamespace(id=f"i{n}", text="an aspect", key="a")],
+        ),
         current=None,
         version=f"v{n}",
         progress=SimpleNamespace(done=n, skipped=0),
@@ -49,6 +53,8 @@ def test_each_response_shows_its_own_task():
     assert first["query"]["text"] == "query 1" and first["progress"]["done"] == 1
     assert second["document"]["title"] == "d" and second["scale"][0]["key"] == "0"
     assert second["query"]["text"] == "query 2" and "left" not in second
+    assert [i["id"] for i in first["query"]["intents"]] == ["i1"]
+    assert [i["id"] for i in second["query"]["intents"]] == ["i2"]
     assert TaskSerializer(side_by_side).data == first
 
     label = LabelSerializer({"id": 2, "kind": "relevance", "grade": 1, "comment": "", "next": side_by_side})
