@@ -289,6 +289,8 @@ SPECTACULAR_SETTINGS = {
         "SideEnum": "annotation.services.labels.SIDES",
         "VerdictEnum": "annotation.models.Verdict",
         "RevisionKindEnum": "annotation.models.LabelRevision.Kind",
+        "AssignmentStatusEnum": "annotation.models.Assignment.Status",
+        "DecisionEnum": "metrics.api.serializers.OUTCOMES",
     },
 }
 

@@ -7,22 +7,26 @@ milliseconds (bench/pages.py).
 
 from pathlib import Path
 
+from django.conf import settings
 from django.template import engines
 from django.template.backends.django import DjangoTemplates
 from django.template.exceptions import TemplateDoesNotExist, TemplateSyntaxError
 from django.urls import NoReverseMatch, URLResolver, get_resolver, reverse
-from django.utils import formats
+from django.utils import formats, translation
 
 
 def warm() -> None:
     """Imports every view (through the URLconf), reverses every named route once (a worker's first
     `{% url %}` built the resolvers' reverse tables, tens of milliseconds, and each route's first compiled
-    its regular expression), reads the locale's formats (the first date a page showed imported them) and
-    compiles every project template into the cache."""
+    its regular expression), reads each language's formats and catalogue (the first page in a language
+    imported its formats and parsed its messages) and compiles every project template into the cache."""
     resolver = get_resolver()
     _import_views(resolver.url_patterns)
     _reverse_every_route(resolver)
-    formats.get_format("DATE_FORMAT")
+    for code, _ in settings.LANGUAGES:
+        with translation.override(code):
+            formats.get_format("DATE_FORMAT")
+            translation.gettext("Sign in")
     for engine in engines.all():
         if not isinstance(engine, DjangoTemplates):
             continue
