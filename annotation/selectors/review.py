@@ -303,7 +303,7 @@ def review_task(*, task: RelevanceTask | SideBySideTask, next_kind: TaskKind | N
         .first()
     )
     history = [
-        RevisionView(who, when, LabelRevision.Kind(kind_value).label, old, new, note)
+        RevisionView(who, when, str(LabelRevision.Kind(kind_value).label), old, new, note)
         for who, when, kind_value, old, new, note in LabelRevision.objects.filter(**task_filter)
         .order_by("-created_at", "-pk")
         .values_list("changed_by__username", "created_at", "kind", "old_value", "new_value", "note")
