@@ -4,8 +4,10 @@ Before any rule, the data must be sufficient: until `min_queries` queries have c
 judgments and both the side-by-side and the relevance tasks are complete at their overlap to at least
 `min_coverage`, the outcome is `collecting` and only progress is reported (with the provisional decision
 the rule would give so far, for managers who want to peek). Then, with side-by-side judgments, `decide`
-launches when GSB reaches the rule's threshold and its interval is above 0, and does not launch when GSB is
-at or below 0 ("significantly worse" when the whole interval is below 0, else "no improvement shown").
+launches when GSB reaches the rule's threshold and is significantly above 0 (the exact query-level test,
+p < alpha, so that a campaign with no effect is called better or worse at most alpha of the time at any
+size), and does not launch when GSB is at or below 0 ("significantly worse" when significantly below 0,
+else "no improvement shown").
 Without them it falls back to the rule's primary measure (e.g. nDCG@10): launch on a significant
 improvement, no launch without an improvement. In both cases a guarded measure that got significantly worse
 vetoes the launch, and so does a failed guardrail on an online metric (`guardrails`), when given. Anything
@@ -13,6 +15,7 @@ else is inconclusive, with a rough estimate of how many more queries would likel
 carries a headline and plain-English reasons.
 """
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -106,8 +109,9 @@ def _share(complete: int, total: int) -> float:
 
 @dataclass(frozen=True)
 class LaunchRule:
-    """When to launch: GSB at least `min_gsb` (in [0, 1]) with its interval above 0, or, without side-by-side
-    judgments, a significant (p < `alpha`) improvement of `primary_measure`; never when one of the
+    """When to launch: GSB at least `min_gsb` (in [0, 1]) and significantly above 0 (p < `alpha`), or,
+    without side-by-side judgments, a significant (p < `alpha`) improvement of `primary_measure`; never
+    when one of the
     `guarded_measures` got significantly worse. No decision before `min_queries` queries have complete
     side-by-side judgments and `min_coverage` (in [0, 1]) of each task kind is complete."""
 
@@ -218,12 +222,18 @@ def _shortfalls(rule: LaunchRule, coverage: Coverage) -> list[str]:
     ):
         if share < rule.min_coverage:
             shortfalls.append(
-                f"{complete} of {total} {kind} tasks are complete ({share:.0%}; "
+                f"{complete} of {total} {kind} tasks are complete ({_percent_down(share)}; "
                 f"{rule.min_coverage:.0%} needed)."
             )
     if shortfalls and coverage.labels_outstanding:
         shortfalls.append(f"{coverage.labels_outstanding} labels are outstanding.")
     return shortfalls
+
+
+def _percent_down(share: float) -> str:
+    """A share as a whole percent rounded down, so that one short of a threshold never reads as reaching it
+    (89.8% is "89%", not "90%"); the epsilon keeps 0.29 from reading 28%."""
+    return f"{math.floor(share * 100 + 1e-9)}%"
 
 
 def _apply_rule(
@@ -262,24 +272,27 @@ _NO_IMPROVEMENT = "No launch: no improvement shown"
 
 
 def _decide_on_gsb(rule: LaunchRule, gsb: GSBSummary) -> tuple[Outcome, list[str], int | None, str]:
+    # Significance is the exact query-level test's (p < alpha), whose error rate is at most alpha at every
+    # number of queries; the bootstrap interval is shown, not decided on (it errs more at small n).
     described = (
         f"GSB is {number(gsb.score)} ({gsb.confidence * 100:g}% CI {number(gsb.ci_low)} to "
-        f"{number(gsb.ci_high)}, {gsb.n_queries} queries)"
+        f"{number(gsb.ci_high)}, {gsb.n_queries} queries; {_p(gsb.p_value)})"
     )
+    significant = gsb.p_value < rule.alpha
     threshold = f"the launch threshold {number(rule.min_gsb)}"
-    if gsb.score <= 0 and gsb.ci_high < 0:
-        return Outcome.NO_LAUNCH, [f"{described}, below 0 with the whole interval below 0."], None, _WORSE
+    if gsb.score < 0 and significant:
+        return Outcome.NO_LAUNCH, [f"{described}, significantly below 0."], None, _WORSE
     if gsb.score < 0:
-        reasons = [f"{described}, below 0, but the interval reaches 0: not significantly worse."]
+        reasons = [f"{described}, below 0, but not significantly: not significantly worse."]
         return Outcome.NO_LAUNCH, reasons, None, _NO_IMPROVEMENT
     if gsb.score == 0:
         return Outcome.NO_LAUNCH, [f"{described}, at 0."], None, _NO_IMPROVEMENT
     if gsb.score < rule.min_gsb:
         reasons = [f"{described}, above 0 but below {threshold}."]
         # Significantly above 0 already: what is in doubt is whether it is really below the threshold.
-        effect = rule.min_gsb - gsb.score if gsb.ci_low > 0 else gsb.score
+        effect = rule.min_gsb - gsb.score if significant else gsb.score
         more_queries = _at_least_one(
-            additional_queries(effect, gsb.std_error, gsb.n_queries, alpha=1 - gsb.confidence)
+            additional_queries(effect, gsb.std_error, gsb.n_queries, alpha=rule.alpha)
         )
         return (
             Outcome.INCONCLUSIVE,
@@ -287,13 +300,13 @@ def _decide_on_gsb(rule: LaunchRule, gsb: GSBSummary) -> tuple[Outcome, list[str
             more_queries,
             "Inconclusive",
         )
-    if gsb.ci_low > 0:
-        reasons = [f"{described}, at least {threshold}, with the interval above 0."]
+    if significant:
+        reasons = [f"{described}, at least {threshold}, significantly above 0."]
         return Outcome.LAUNCH, reasons, None, "Launch"
     more_queries = _at_least_one(
-        additional_queries(gsb.score, gsb.std_error, gsb.n_queries, alpha=1 - gsb.confidence)
+        additional_queries(gsb.score, gsb.std_error, gsb.n_queries, alpha=rule.alpha)
     )
-    reasons = [f"{described}, at least {threshold}, but the interval reaches 0."]
+    reasons = [f"{described}, at least {threshold}, but not significantly above 0."]
     return Outcome.INCONCLUSIVE, reasons + _more_queries_reasons(more_queries), more_queries, "Inconclusive"
 
 

@@ -6,7 +6,7 @@ and handed to `metrics.compute`: no query per query, label or model.
 """
 
 from concurrent.futures import Future
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from datetime import date, datetime
 from typing import Any, TypedDict, Unpack
 
@@ -205,6 +205,14 @@ def _label_fingerprint(data: CampaignEvaluationData) -> LabelFingerprint:
     return LabelFingerprint(labels=int(labels), sha256=columns_sha256(columns))
 
 
+def _without_guess(decision: Decision, human_labels: int) -> Decision:
+    """No provisional decision before any person has labelled: identical lists' automatic Sames alone
+    would make one up."""
+    if human_labels or decision.provisional is None:
+        return decision
+    return replace(decision, provisional=None)
+
+
 def _work_coverage(data: CampaignEvaluationData) -> WorkCoverage:
     relevance, sbs, campaign = data.relevance, data.side_by_side, data.campaign
     relevance_settled = np.zeros(relevance.n_tasks, dtype=bool)
@@ -330,6 +338,7 @@ def _launch_report(
     )
     work = _work_coverage(data)
     guardrails = diversity_guardrails(campaign)
+    fingerprint = _label_fingerprint(data)
     comparisons = {}
     for index, scores in enumerate(models):
         if scores.is_online or online is None:
@@ -354,12 +363,15 @@ def _launch_report(
             gsb_segments=gsb_by_segment(
                 query, verdict, segment_of_query=data.queries.segment, **gsb_arguments
             ),
-            decision=decide(
-                rule,
-                gsb=gsb,
-                deltas=deltas,
-                coverage=work,
-                guardrails=evaluate_guardrails(guardrails, deltas),
+            decision=_without_guess(
+                decide(
+                    rule,
+                    gsb=gsb,
+                    deltas=deltas,
+                    coverage=work,
+                    guardrails=evaluate_guardrails(guardrails, deltas),
+                ),
+                fingerprint.labels,
             ),
             losing_queries=_losing_queries(
                 data.queries, layout.evaluated, online.per_query[primary], scores.per_query[primary]
@@ -391,7 +403,7 @@ def _launch_report(
         aggregation=scored.aggregation,
         coverage=coverage,
         generated_at=timezone.now(),
-        fingerprint=_label_fingerprint(data),
+        fingerprint=fingerprint,
         exclusions=exclusions,
         reuse=reuse,
         reviews=_review_summary(data),

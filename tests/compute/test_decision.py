@@ -31,6 +31,11 @@ def comparison(mean_delta: float, p_value: float, *, n: int = 200, std_error: fl
 
 
 def gsb(**fields):
+    """CLEAR_WIN changed; an interval given without a p-value brings one that agrees with it (the rule
+    decides on the p-value, the interval is shown)."""
+    if "p_value" not in fields and ("ci_low" in fields or "ci_high" in fields):
+        low, high = fields.get("ci_low", CLEAR_WIN.ci_low), fields.get("ci_high", CLEAR_WIN.ci_high)
+        fields["p_value"] = 0.01 if low > 0 or high < 0 else 0.5
     return dataclasses.replace(CLEAR_WIN, **fields)
 
 
@@ -39,7 +44,7 @@ def test_good_same_bad_bad_on_four_queries_is_no_launch():
     decision = decide(RULE, gsb=summary, deltas={})
     assert decision.outcome is Outcome.NO_LAUNCH
     assert decision.reasons == (
-        "GSB is −0.250 (95% CI −1.000 to 0.500, 4 queries), below 0, but the interval reaches 0: "
+        "GSB is −0.250 (95% CI −1.000 to 0.500, 4 queries; p = 1.000), below 0, but not significantly: "
         "not significantly worse.",
     )
     assert decision.headline == "No launch: no improvement shown"
@@ -51,7 +56,8 @@ def test_a_clear_win_launches():
     assert decision.outcome is Outcome.LAUNCH
     assert CLEAR_WIN.score == 0.625 and CLEAR_WIN.ci_low > 0
     assert decision.reasons[0].startswith("GSB is 0.625 (95% CI ")
-    assert decision.reasons[0].endswith("at least the launch threshold 0.050, with the interval above 0.")
+    assert decision.reasons[0].endswith("at least the launch threshold 0.050, significantly above 0.")
+    assert "p < 0.001" in decision.reasons[0]
 
 
 def test_gsb_of_zero_is_no_launch():
@@ -62,7 +68,8 @@ def test_gsb_above_zero_but_below_the_threshold_is_inconclusive():
     decision = decide(RULE, gsb=gsb(score=0.03, ci_low=0.01, ci_high=0.05), deltas={})
     assert decision.outcome is Outcome.INCONCLUSIVE
     assert decision.reasons[0] == (
-        "GSB is 0.030 (95% CI 0.010 to 0.050, 40 queries), above 0 but below the launch threshold 0.050."
+        "GSB is 0.030 (95% CI 0.010 to 0.050, 40 queries; p = 0.010), above 0 but below the launch "
+        "threshold 0.050."
     )
     # Significantly above 0, so the estimate is for telling it from the threshold (0.05 - 0.03).
     assert decision.more_queries == additional_queries(0.02, CLEAR_WIN.std_error, 40) > 0
@@ -248,7 +255,7 @@ def test_a_gsb_whose_whole_interval_is_below_zero_is_significantly_worse():
     decision = decide(RULE, gsb=gsb(score=-0.3, ci_low=-0.5, ci_high=-0.1), deltas={})
     assert decision.outcome is Outcome.NO_LAUNCH
     assert decision.headline == "No launch: significantly worse"
-    assert decision.reasons[0].endswith("below 0 with the whole interval below 0.")
+    assert decision.reasons[0].endswith("significantly below 0.")
     assert (
         decide(RULE, gsb=gsb(score=0.0, ci_low=-0.1), deltas={}).headline == "No launch: no improvement shown"
     )
@@ -350,3 +357,38 @@ def test_a_collecting_campaign_keeps_the_guardrails_in_its_provisional_decision(
 def test_decide_refuses_guardrails_that_are_not_outcomes():
     with pytest.raises(ValueError, match="sequence of GuardrailOutcome"):
         decide(RULE, gsb=CLEAR_WIN, deltas={}, guardrails=[Guardrail("CTR@10", Bound.LOWER, 0)])
+
+
+@pytest.mark.parametrize("n_queries", [10, 20, 40])
+def test_with_no_effect_the_rule_calls_gsb_better_or_worse_at_most_alpha_of_the_time(n_queries):
+    """Seeded simulation: no-effect campaigns (Good and Bad equally likely, 3 judges a query, queries
+    leaning either way). The rule, on the exact test, calls GSB significantly better or worse in at most
+    alpha (5%) of them at every size; the bootstrap interval it used to read errs more at 20 queries."""
+    rng = np.random.default_rng(29)
+    n_runs, judges = 3000, 3
+    lean = rng.choice([-1, 1], (n_runs, n_queries)) * rng.uniform(0, 0.6, (n_runs, n_queries))
+    draw = rng.random((n_runs, n_queries, judges))
+    p_good, p_bad = 0.35 * (1 + lean[..., None]), 0.35 * (1 - lean[..., None])
+    verdicts = np.where(draw < p_good, 1, np.where(draw > 1 - p_bad, -1, 0))
+    query = np.repeat(np.arange(n_queries), judges)
+    rule = LaunchRule(min_gsb=0.0)  # any GSB above 0 may launch: only significance stands in the way
+    called = by_interval = 0
+    for run in range(n_runs):
+        summary = gsb_summary(query, verdicts[run].ravel(), n_queries=n_queries, n_resamples=1000, seed=run)
+        decision = decide(rule, gsb=summary, deltas={})
+        called += decision.outcome is Outcome.LAUNCH or decision.headline == "No launch: significantly worse"
+        by_interval += summary.ci_low > 0 or summary.ci_high < 0
+    slack = 2.5 * np.sqrt(0.05 * 0.95 / n_runs)  # Monte Carlo error of a 5% rate
+    assert called / n_runs <= 0.05 + slack
+    if n_queries == 20:
+        assert by_interval / n_runs > 0.05 + slack  # what reading the interval would err
+
+
+@pytest.mark.parametrize(("done", "shown"), [(449, "89%"), (29, "29%"), (0, "0%")])
+def test_coverage_short_of_its_threshold_never_reads_as_reaching_it(done, shown):
+    # 449 of 500 is 89.8%: rounded it would read "90%; 90% needed".
+    tasks = 100 if done == 29 else 500
+    coverage = complete(relevance_complete=done, relevance_tasks=tasks)
+    decision = decide(RULE, gsb=CLEAR_WIN, deltas={}, coverage=coverage)
+    (reason,) = [reason for reason in decision.reasons if "relevance tasks are complete" in reason]
+    assert f"({shown}; 90% needed)" in reason

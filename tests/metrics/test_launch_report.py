@@ -238,7 +238,7 @@ def test_a_campaign_without_labels_is_collecting(campaign):
     assert data["decision"] == "collecting"
     assert data["coverage"]["labels_outstanding"] > 0 and data["coverage"]["complete_queries"] < 30
     assert data["fingerprint"]["labels"] == 0 and len(data["fingerprint"]["sha256"]) == 64
-    assert "provisional" in data
+    assert "provisional" not in data  # nobody has labelled: no numbers so far to peek at
 
 
 def _refuse_nan(constant: str):
@@ -361,3 +361,16 @@ def test_the_report_says_how_many_labels_reviewers_overrode(worked, make_user):
     assert 'id="reviews"' in report_render(report, "html")
     summary = dict(list(csv.reader(io.StringIO(report_render(report, "summary.csv"))))[1:])
     assert summary["reviews.overridden_grades"] == "1"
+
+
+def test_no_provisional_decision_before_anyone_labels(campaign):
+    # The small campaign has a query whose two lists are identical: an automatic Same, no person's label.
+    assert campaign.side_by_side_tasks.filter(lists_identical=True).exists()
+    report = launch_report_build(campaign=campaign, n_resamples=200, n_bootstrap=200)
+    assert report.fingerprint.labels == 0 and report.comparisons["exp"].gsb.n_judgments > 0
+    assert report.decision.outcome == "collecting" and report.decision.provisional is None
+    labels_import(
+        campaign=campaign, judgments=[JudgmentRow(1, "ann", "q1", "d1", 2)], preferences=[], source="t"
+    )
+    report = launch_report_build(campaign=campaign, n_resamples=200, n_bootstrap=200)
+    assert report.decision.provisional is not None  # a person has labelled: the numbers so far are shown
