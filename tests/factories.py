@@ -169,24 +169,29 @@ FIVE_EDITIONS_INTENTS = {"f1": ["film"], "m1": ["sequel"], "c1": ["sequel"], "g1
 
 
 def five_editions_campaign(annotator, *, marks: bool = True, **settings):
-    """The five-editions campaign, every task labelled by `annotator` through the label service: the
-    editions Perfect (3) and serving the novel, the game 1; with `marks`, editions 2 to 5 of the online
-    list marked the same as the first."""
+    """The five-editions campaign, every task labelled by `annotator` (`five_editions_label`)."""
     bundle = json.loads(json.dumps(FIVE_EDITIONS))
     bundle["settings"].update(settings)
     campaign = campaign_import(bundle=parse_bundle(bundle, "editions.json"))
+    five_editions_label(campaign, annotator, marks=marks)
+    return campaign
+
+
+def five_editions_label(campaign, annotator, *, marks: bool = True, intents=FIVE_EDITIONS_INTENTS) -> None:
+    """Every task the annotator is handed, labelled through the label service: the editions Perfect (3) and
+    serving the novel, the game 1, the others 3 with `intents`; with `marks`, editions 2 to 5 of the online
+    list marked the same as the first."""
     while (lease := task_next(annotator=annotator, campaign=campaign)) is not None:
         if lease.relevance_task_id:
             document = lease.relevance_task.document.external_id
-            intents = FIVE_EDITIONS_INTENTS.get(document, ["novel"])
+            grade = 1 if document == "g1" else 3
             label_submit(
-                annotator=annotator, assignment=lease, grade=1 if document == "g1" else 3, intents=intents
+                annotator=annotator, assignment=lease, grade=grade, intents=intents.get(document, ["novel"])
             )
         else:
             online_side = "right" if lease.experimental_on_left else "left"
             duplicates = [[online_side, position, 1] for position in range(2, 6)] if marks else None
             label_submit(annotator=annotator, assignment=lease, verdict="same", duplicates=duplicates)
-    return campaign
 
 
 def ranked_ids(**filters) -> list[str]:

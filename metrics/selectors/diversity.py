@@ -175,21 +175,21 @@ def _duplicate_groups(data: CampaignEvaluationData, rows: DiversityRows) -> dict
             )
         )
         if 2 * len(who & seen) >= len(seen):
-            _join(groups[query], first, second)
-    return {query: {doc: _root(members, doc) for doc in members} for query, members in groups.items()}
+            group_join(groups[query], first, second)
+    return {query: {doc: group_root(members, doc) for doc in members} for query, members in groups.items()}
 
 
-def _root(parents: dict[int, int], document: int) -> int:
+def group_root(parents: dict[int, int], document: int) -> int:
     while parents[document] != document:
         document = parents[document]
     return document
 
 
-def _join(parents: dict[int, int], first: int, second: int) -> None:
-    """Union of two documents' groups; a group is known by its smallest document pk."""
+def group_join(parents: dict[int, int], first: int, second: int) -> None:
+    """Union of two members' groups (documents, positions); a group is known by its smallest member."""
     for document in (first, second):
         parents.setdefault(document, document)
-    low, high = sorted((_root(parents, first), _root(parents, second)))
+    low, high = sorted((group_root(parents, first), group_root(parents, second)))
     parents[high] = low
 
 

@@ -24,16 +24,12 @@ class DiversityRows:
         return not (self.query_intents or self.attributes or self.popularity or self.marks)
 
 
-def campaign_diversity_rows(*, campaign: Campaign, excluded: np.ndarray) -> DiversityRows:
-    """The campaign's diversity data; the labels of `excluded` annotators (ids) left out."""
+def campaign_diversity_rows(
+    *, campaign: Campaign, excluded: np.ndarray, documents: bool = True
+) -> DiversityRows:
+    """The campaign's diversity data; the labels of `excluded` annotators (ids) left out. Without
+    `documents`, only the labels (the quality page's agreement): two queries, three with intents ticked."""
     left_out = excluded.tolist()
-    query_intents = {
-        pk: [intent["id"] for intent in intents]
-        for pk, intents in Query.objects.filter(campaign=campaign)
-        .exclude(intents=[])
-        .order_by()
-        .values_list("pk", "intents")
-    }
     answers = [
         (task, list(intents))
         for task, intents in Judgment.objects.filter(task__campaign=campaign, intents__isnull=False)
@@ -42,13 +38,27 @@ def campaign_diversity_rows(*, campaign: Campaign, excluded: np.ndarray) -> Dive
         .values_list("task_id", "intents")
         if intents is not None
     ]
-    documents = Document.objects.filter(campaign=campaign).order_by()
-    attributes = dict(documents.exclude(attributes={}).values_list("pk", "attributes"))
-    popularity = {
-        pk: value
-        for pk, value in documents.filter(popularity__isnull=False).values_list("pk", "popularity")
-        if value is not None
-    }
+    query_intents = (
+        {
+            pk: [intent["id"] for intent in intents]
+            for pk, intents in Query.objects.filter(campaign=campaign)
+            .exclude(intents=[])
+            .order_by()
+            .values_list("pk", "intents")
+        }
+        if documents or answers
+        else {}
+    )
+    attributes: dict[int, dict] = {}
+    popularity: dict[int, float] = {}
+    if documents:
+        listed = Document.objects.filter(campaign=campaign).order_by()
+        attributes = dict(listed.exclude(attributes={}).values_list("pk", "attributes"))
+        popularity = {
+            pk: value
+            for pk, value in listed.filter(popularity__isnull=False).values_list("pk", "popularity")
+            if value is not None
+        }
     marks = list(
         Preference.objects.filter(task__campaign=campaign)
         .exclude(duplicates=[])

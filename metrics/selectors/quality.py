@@ -32,7 +32,10 @@ from metrics.compute.annotators import (
     side_bias,
 )
 from metrics.compute.labels import VERDICT_SCALE
+from metrics.selectors.diversity_agreement import diversity_agreement
+from metrics.selectors.diversity_rows import campaign_diversity_rows
 from metrics.selectors.evaluation_data import (
+    NO_ONE,
     AggregationFit,
     PreferenceRows,
     RelevanceLabels,
@@ -119,6 +122,7 @@ class CampaignQuality:
     pairs: list[PairFigure]
     annotators: list[AnnotatorFigures]
     aggregation: AggregationFit
+    diversity_agreement: list[AgreementFigure]  # intents served and near-duplicates, when given
 
     @property
     def with_repeats(self) -> list[AnnotatorFigures]:
@@ -143,7 +147,8 @@ class CampaignQuality:
 def campaign_quality(*, campaign: Campaign, n_resamples: int = 1000) -> CampaignQuality:
     """Agreement with 95% bootstrap intervals and every annotator's figures (excluded ones too, marked; their
     repeats), in nine queries; the agreement is computed on a second thread while the last four run."""
-    relevance = campaign_relevance_labels(campaign=campaign, queries=campaign_queries(campaign=campaign))
+    queries = campaign_queries(campaign=campaign)
+    relevance = campaign_relevance_labels(campaign=campaign, queries=queries)
     preferences = campaign_preferences(campaign=campaign)
     agreement = campaign_agreement_later(
         campaign=campaign, relevance=relevance, preferences=preferences, n_resamples=n_resamples
@@ -154,8 +159,28 @@ def campaign_quality(*, campaign: Campaign, n_resamples: int = 1000) -> Campaign
     )
     excluded = set(excluded_annotators(campaign=campaign).tolist())
     repeats = campaign_repeat_pairs(campaign=campaign)
+    diversity = [
+        AgreementFigure.of(f"{what}: Krippendorff α (nominal)", figure)
+        for what, figure in diversity_agreement(
+            campaign=campaign,
+            rows=campaign_diversity_rows(campaign=campaign, excluded=NO_ONE, documents=False),
+            relevance=relevance,
+            task_query_pk=queries.pk[relevance.task_query],
+            preferences=preferences,
+            n_resamples=n_resamples,
+        )
+    ]
     return _quality(
-        campaign, relevance, preferences, annotator_pk, usernames, excluded, repeats, agreement, n_resamples
+        campaign,
+        relevance,
+        preferences,
+        annotator_pk,
+        usernames,
+        excluded,
+        repeats,
+        agreement,
+        n_resamples,
+        diversity,
     )
 
 
@@ -220,6 +245,7 @@ def _quality(
     repeats: RepeatPairs,
     agreement: Future[CampaignAgreement],
     n_resamples: int,
+    diversity: list[AgreementFigure],
 ) -> CampaignQuality:
     """`campaign_quality`'s figures of fetched labels, the agreement's waited for."""
     scale = sorted(campaign.grade_values)
@@ -297,4 +323,5 @@ def _quality(
         pairs=pairs,
         annotators=sorted(annotators, key=lambda row: row.username),
         aggregation=aggregated_grades(campaign=campaign, relevance=relevance)[1],
+        diversity_agreement=diversity,
     )

@@ -11,7 +11,8 @@ from django.urls import reverse
 from annotation.services.campaigns import campaign_change
 from metrics.compute.diversity import evaluate_intents
 from metrics.selectors.launch import launch_report_build
-from tests.factories import five_editions_campaign
+from metrics.selectors.quality import campaign_quality
+from tests.factories import FIVE_EDITIONS_INTENTS, five_editions_campaign, five_editions_label
 
 FORMATS = ("html", "json", "csv", "md")
 DISCOUNT = [1 / math.log2(rank + 1) for rank in range(1, 6)]
@@ -172,3 +173,22 @@ def test_diversity_guardrails_are_stated_in_the_decision(
 def test_the_online_guardrail_of_the_default_is_left_to_the_logs(db, ann):
     report = report_of(five_editions_campaign(ann, min_queries=1, min_coverage=0))
     assert not [line for line in report.decision.reasons if "Guardrail" in line]
+
+
+def test_the_quality_page_shows_agreement_on_intents_and_near_duplicates(db, ann, client, make_user):
+    campaign = five_editions_campaign(ann, overlap=2, gsb_overlap=2)
+    # Bob hears no film in the film, and marks the same near-duplicates.
+    five_editions_label(campaign, make_user("bob", "annotator"), intents={**FIVE_EDITIONS_INTENTS, "f1": []})
+    quality = campaign_quality(campaign=campaign, n_resamples=100)
+    figures = {figure.name: figure for figure in quality.diversity_agreement}
+    intents = figures["Intents served: Krippendorff α (nominal)"]
+    duplicates = figures["Near-duplicates: Krippendorff α (nominal)"]
+    assert intents.n_tasks == 9 * 3 and intents.value < 1
+    assert duplicates.n_tasks == 2 * 10 and duplicates.value == pytest.approx(1.0)
+    client.force_login(make_user("boss", "manager"))
+    page = client.get(reverse("metrics:campaign_quality", args=[campaign.pk])).content.decode()
+    assert "Diversity labels" in page and "Near-duplicates: Krippendorff α (nominal)" in page
+
+
+def test_no_diversity_agreement_without_diversity_labels(campaign):
+    assert campaign_quality(campaign=campaign, n_resamples=100).diversity_agreement == []
