@@ -107,6 +107,7 @@ class AdjudicationForm(forms.Form):
 
     label = forms.CharField(max_length=8, strip=True)
     reason = forms.CharField(required=False, max_length=5000, strip=True)
+    version = forms.CharField(required=False, max_length=64)  # the final label the page showed
 
     def __init__(self, *args, relevance: bool, **kwargs):
         super().__init__(*args, **kwargs)

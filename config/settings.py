@@ -252,6 +252,8 @@ API_TOKEN_CACHE_SECONDS = (
 
 # How long a handed-out task stays reserved for its annotator.
 TASK_LEASE_MINUTES = int(os.environ.get("TASK_LEASE_MINUTES", "30"))
+# How long a task a reviewer opened is kept from the other reviewers' queues (it refuses nobody's label).
+REVIEW_LEASE_MINUTES = float(os.environ.get("REVIEW_LEASE_MINUTES", "5"))
 # How often a results page of a campaign still collecting asks whether its labels changed.
 RESULTS_REFRESH_SECONDS = float(os.environ.get("RESULTS_REFRESH_SECONDS", "20"))
 

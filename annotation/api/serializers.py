@@ -111,6 +111,11 @@ class AdjudicationRequestSerializer(serializers.Serializer):
         help_text="Side-by-side tasks, relative to the experimental model.",
     )
     reason = StrictCharField(max_length=5000)
+    version = StrictCharField(
+        required=False,
+        max_length=64,
+        help_text="The task's `version` as you read it: a final label changed since is kept (409).",
+    )
 
 
 # --- Campaigns --------------------------------------------------------------------------------------------
@@ -462,6 +467,9 @@ class QueueItemSerializer(serializers.Serializer):
     disagreement = serializers.FloatField()
     failed_gold = serializers.BooleanField()
     adjudicated = serializers.CharField(allow_null=True)
+    held_by = serializers.CharField(
+        allow_null=True, help_text="The reviewer who opened it lately, while their hold lasts."
+    )
 
 
 class ReviewDocumentSerializer(serializers.Serializer):
@@ -507,6 +515,12 @@ class ReviewTaskSerializer(serializers.Serializer):
     gold = serializers.CharField(allow_blank=True)
     labels = ReviewLabelSerializer(many=True)
     adjudication = AdjudicationSerializer(allow_null=True)
+    version = serializers.CharField(
+        help_text="Send it back with a final label to have a stale one refused (409)."
+    )
+    held_by = serializers.CharField(
+        allow_null=True, help_text="Another reviewer who opened the task lately, while their hold lasts."
+    )
     history = ReviewRevisionSerializer(many=True)
     document = ReviewDocumentSerializer(allow_null=True)
     online_model = serializers.CharField(allow_blank=True)

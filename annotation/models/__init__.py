@@ -37,6 +37,7 @@ from annotation.models.labels import (
     LabelRevision,
     Preference,
     RepeatAnswer,
+    ReviewLease,
 )
 from annotation.models.people import PasswordLink, Profile
 from annotation.models.tasks import Assignment, HandedOutTask, RelevanceTask, SideBySideTask
@@ -68,6 +69,7 @@ __all__ = [
     "RankingModel",
     "RelevanceTask",
     "RepeatAnswer",
+    "ReviewLease",
     "SideBySideTask",
     "SkipReason",
     "TaskOrder",

@@ -128,6 +128,32 @@ class Adjudication(models.Model):
         return f"{self.grade if self.relevance_task_id else self.verdict} by {self.reviewer_id}"
 
 
+class ReviewLease(models.Model):
+    """A reviewer's short hold on a task of the review queue (REVIEW_LEASE_MINUTES), taken when they open it:
+    the queue hands other reviewers other tasks meanwhile. It reserves nothing: a final label is taken from
+    anyone, against the version the reviewer saw."""
+
+    relevance_task = models.OneToOneField(
+        RelevanceTask, null=True, blank=True, on_delete=models.CASCADE, related_name="review_lease"
+    )
+    side_by_side_task = models.OneToOneField(
+        SideBySideTask, null=True, blank=True, on_delete=models.CASCADE, related_name="review_lease"
+    )
+    reviewer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    expires_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(relevance_task__isnull=False) ^ Q(side_by_side_task__isnull=False),
+                name="review_lease_one_task",
+            ),
+        ]
+
+    def __str__(self):
+        return f"held by {self.reviewer_id} until {self.expires_at:%H:%M}"
+
+
 class LabelRevision(models.Model):
     """The history of a label: who changed what, when, from which value to which."""
 

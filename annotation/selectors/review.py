@@ -6,7 +6,8 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from django.db.models import Count, F, Max, Min, Q, QuerySet
+from django.db.models import Case, Count, F, Max, Min, Q, QuerySet, When
+from django.utils import timezone
 
 from annotation.disputes import grade_dispute, queue_rank, verdict_dispute
 from annotation.models import (
@@ -18,10 +19,12 @@ from annotation.models import (
     Preference,
     RankingModel,
     RelevanceTask,
+    ReviewLease,
     SideBySideTask,
     Verdict,
 )
 from annotation.selectors.rankings import side_by_side_lists
+from annotation.selectors.workbench import label_version
 from annotation.task_kinds import RELEVANCE, SIDE_BY_SIDE, TaskKind, task_kind
 
 
@@ -45,6 +48,7 @@ class QueueItem:
     disagreement: float
     failed_gold: bool
     adjudicated: str | None
+    held_by: str | None = None  # the reviewer who opened it lately (`ReviewLease`), while their hold lasts
 
 
 @dataclass(frozen=True)
@@ -56,6 +60,7 @@ class _Row:
     disagreement: float
     failed_gold: bool
     adjudicated: int | str | None
+    held_by: str | None  # see QueueItem
 
     @property
     def rank(self) -> tuple:
@@ -98,6 +103,9 @@ def _queue_rows(campaign: Campaign, kind: TaskKind | None) -> list[_Row]:
 
     A task is disputed when its labels differ, or fails gold when a label differs from its gold label.
     """
+    holder = Case(
+        When(review_lease__expires_at__gt=timezone.now(), then=F("review_lease__reviewer__username"))
+    )
     rows = []
     if kind in (None, RELEVANCE):
         relevance_rows = (
@@ -111,12 +119,12 @@ def _queue_rows(campaign: Campaign, kind: TaskKind | None) -> list[_Row]:
             )
             .filter(low__isnull=False)
             .order_by()
-            .values_list("pk", "low", "high", "n_off_gold", "adjudication__grade")
+            .values_list("pk", "low", "high", "n_off_gold", "adjudication__grade", holder)
         )
         scale = campaign.grade_values
         rows += [
-            _Row(RELEVANCE.name, pk, grade_dispute(low, high, scale), n_off_gold > 0, adjudicated)
-            for pk, low, high, n_off_gold, adjudicated in relevance_rows
+            _Row(RELEVANCE.name, pk, grade_dispute(low, high, scale), n_off_gold > 0, adjudicated, held_by)
+            for pk, low, high, n_off_gold, adjudicated, held_by in relevance_rows
             if high > low or n_off_gold or adjudicated is not None
         ]
     if kind in (None, SIDE_BY_SIDE):
@@ -131,24 +139,34 @@ def _queue_rows(campaign: Campaign, kind: TaskKind | None) -> list[_Row]:
                 ),
             )
             .order_by()
-            .values_list("pk", "n_good", "n_same", "n_bad", "n_off_gold", "adjudication__verdict")
+            .values_list("pk", "n_good", "n_same", "n_bad", "n_off_gold", "adjudication__verdict", holder)
         )
-        for pk, n_good, n_same, n_bad, n_off_gold, adjudicated in verdict_rows:
+        for pk, n_good, n_same, n_bad, n_off_gold, adjudicated, held_by in verdict_rows:
             spread = verdict_dispute(n_good, n_same, n_bad)
             if spread or n_off_gold or adjudicated:
-                rows.append(_Row(SIDE_BY_SIDE.name, pk, spread, n_off_gold > 0, adjudicated or None))
+                rows.append(_Row(SIDE_BY_SIDE.name, pk, spread, n_off_gold > 0, adjudicated or None, held_by))
     rows.sort(key=lambda row: (row.adjudicated is not None, row.rank))
     return rows
 
 
+def _held_by_others(row: _Row, reviewer) -> bool:
+    return row.held_by is not None and (reviewer is None or row.held_by != reviewer.username)
+
+
 def review_queue(
-    *, campaign: Campaign, state: QueueState = QueueState.OPEN, kind: TaskKind | None = None
+    *,
+    campaign: Campaign,
+    state: QueueState = QueueState.OPEN,
+    kind: TaskKind | None = None,
+    reviewer=None,
 ) -> ReviewQueue:
     """The tasks worth a reviewer's look: the most disputed first, then those failing gold; with
-    `QueueState.ALL` the settled ones follow the open ones. Two queries, and up to four per slice of
-    `items`."""
+    `QueueState.ALL` the settled ones follow the open ones. Open tasks another reviewer than `reviewer` holds
+    (`ReviewLease`) come after the other open ones, so reviewers opening the queue at once start apart. Two
+    queries, and up to four per slice of `items`."""
     rows = _queue_rows(campaign, kind)
     open_rows = [row for row in rows if row.adjudicated is None]
+    open_rows.sort(key=lambda row: _held_by_others(row, reviewer))  # stable: in queue order otherwise
     settled_rows = rows[len(open_rows) :]
     listed = {QueueState.OPEN: open_rows, QueueState.SETTLED: settled_rows, QueueState.ALL: rows}[state]
     return ReviewQueue(
@@ -161,16 +179,32 @@ def review_queue(
     )
 
 
-def review_next(
-    *, campaign: Campaign, after: tuple[str, int], kind: TaskKind | None = None
-) -> QueueItem | None:
-    """The open task that follows the task `after` ((kind name, task id), open or settled) in the queue,
-    else the first open one; None when no other task is open. `kind` keeps to one kind of task."""
-    rows = _queue_rows(campaign, kind)
+def review_candidates(
+    *, campaign: Campaign, after: tuple[str, int] | None, kind: TaskKind | None = None, reviewer=None
+) -> list[tuple[str, int]]:
+    """The open tasks to go to from the task `after` ((kind name, task id), open or settled; None: from the
+    start), as (kind name, task id): those that follow it in the queue, then those before it; none that
+    another reviewer than `reviewer` holds. `kind` keeps to one kind of task."""
+    rows = _candidates(_queue_rows(campaign, kind), after, reviewer)
+    return [(row.kind, row.task_pk) for row in rows]
+
+
+def _candidates(rows: list[_Row], after: tuple[str, int] | None, reviewer) -> list[_Row]:
     current = next((row for row in rows if (row.kind, row.task_pk) == after), None)
-    others = [row for row in rows if row.adjudicated is None and row is not current]
+    others = [
+        row
+        for row in rows
+        if row.adjudicated is None and row is not current and not _held_by_others(row, reviewer)
+    ]
     following = [row for row in others if current is not None and row.rank > current.rank]
-    chosen = following or others
+    return following + [row for row in others if row not in following]
+
+
+def review_next(
+    *, campaign: Campaign, after: tuple[str, int], kind: TaskKind | None = None, reviewer=None
+) -> QueueItem | None:
+    """The first of `review_candidates`, None when there is none."""
+    chosen = _candidates(_queue_rows(campaign, kind), after, reviewer)
     return _queue_items(chosen[:1])[0] if chosen else None
 
 
@@ -216,6 +250,7 @@ def _queue_items(rows: list[_Row]) -> list[QueueItem]:
             disagreement=row.disagreement,
             failed_gold=row.failed_gold,
             adjudicated=None if row.adjudicated is None else str(row.adjudicated),
+            held_by=row.held_by,
         )
         for row in rows
     ]
@@ -272,6 +307,8 @@ class ReviewTask:
     adjudication: AdjudicationView | None
     history: list[RevisionView]
     next_item: QueueItem | None
+    version: str  # the final label as shown (`label_version`): a save sent with an older one is refused
+    held_by: str | None  # another reviewer who opened the task lately (`ReviewLease`), while their hold lasts
     document: DocumentView | None = None
     online_model: str = ""
     experimental_model: str = ""
@@ -291,9 +328,11 @@ def _document_views(documents: list[Document]) -> list[DocumentView]:
     return [DocumentView(doc.external_id, doc.title, doc.url, doc.body) for doc in documents]
 
 
-def review_task(*, task: RelevanceTask | SideBySideTask, next_kind: TaskKind | None = None) -> ReviewTask:
+def review_task(
+    *, task: RelevanceTask | SideBySideTask, next_kind: TaskKind | None = None, reviewer=None
+) -> ReviewTask:
     """Query, document or both lists (with model names), every label, the adjudication, the history, and
-    the next open task of the queue (of `next_kind` only, when given)."""
+    the next open task of the queue for `reviewer` (of `next_kind` only, when given)."""
     campaign = task.campaign
     kind = task_kind(task).name
     task_filter = {task_kind(task).assignment_field: task}
@@ -302,13 +341,22 @@ def review_task(*, task: RelevanceTask | SideBySideTask, next_kind: TaskKind | N
         .values_list("reviewer__username", "grade", "verdict", "reason", "updated_at")
         .first()
     )
+    final = adjudication and AdjudicationView(
+        adjudication[0],
+        str(adjudication[1]) if isinstance(task, RelevanceTask) else adjudication[2],
+        adjudication[3],
+        adjudication[4],
+    )
+    holders = ReviewLease.objects.filter(**task_filter, expires_at__gt=timezone.now())
+    if reviewer is not None:
+        holders = holders.exclude(reviewer=reviewer)
     history = [
         RevisionView(who, when, str(LabelRevision.Kind(kind_value).label), old, new, note)
         for who, when, kind_value, old, new, note in LabelRevision.objects.filter(**task_filter)
         .order_by("-created_at", "-pk")
         .values_list("changed_by__username", "created_at", "kind", "old_value", "new_value", "note")
     ]
-    next_item = review_next(campaign=campaign, after=(kind, task.pk), kind=next_kind)
+    next_item = review_next(campaign=campaign, after=(kind, task.pk), kind=next_kind, reviewer=reviewer)
     common: dict[str, Any] = {
         "kind": kind,
         "task_pk": task.pk,
@@ -317,6 +365,9 @@ def review_task(*, task: RelevanceTask | SideBySideTask, next_kind: TaskKind | N
         "query_description": task.query.description,
         "history": history,
         "next_item": next_item,
+        "adjudication": final,
+        "version": label_version(final),
+        "held_by": holders.values_list("reviewer__username", flat=True).first(),
     }
     if isinstance(task, RelevanceTask):
         labels = [
@@ -331,8 +382,6 @@ def review_task(*, task: RelevanceTask | SideBySideTask, next_kind: TaskKind | N
             choices=[(str(grade["value"]), grade["label"]) for grade in campaign.scale],
             gold="" if task.gold_grade is None else str(task.gold_grade),
             labels=labels,
-            adjudication=adjudication
-            and AdjudicationView(adjudication[0], str(adjudication[1]), adjudication[3], adjudication[4]),
             document=DocumentView(document.external_id, document.title, document.url, document.body),
         )
     online = RankingModel.objects.get(campaign=campaign, role=RankingModel.Role.ONLINE)  # exactly one
@@ -356,8 +405,6 @@ def review_task(*, task: RelevanceTask | SideBySideTask, next_kind: TaskKind | N
         ],
         gold=task.gold_verdict,
         labels=labels,
-        adjudication=adjudication
-        and AdjudicationView(adjudication[0], adjudication[2], adjudication[3], adjudication[4]),
         online_model=online.name,
         experimental_model=experimental.name,
         online_list=_document_views(online_list),

@@ -1,6 +1,6 @@
 """Row locks, taken in one order by every transaction, so that no two wait on each other (a deadlock):
 
-    campaign → person (auth_user) → task → assignment → label, adjudication
+    campaign → person (auth_user) → task → assignment → label, adjudication, review lease
 
 A transaction may skip a level but never goes back up one. Two rules make the order hold whatever the foreign
 keys do (an INSERT or UPDATE of a row that refers to another takes FOR KEY SHARE on the row referred to):

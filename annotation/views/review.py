@@ -12,8 +12,8 @@ from annotation.errors import TaskError
 from annotation.forms import AdjudicationForm, ReviewQueueForm, form_errors_text
 from annotation.models import Campaign, RelevanceTask, SideBySideTask
 from annotation.roles import can_review, role_required
-from annotation.selectors.review import QueueState, review_next, review_queue, review_task
-from annotation.services.adjudication import adjudication_set
+from annotation.selectors.review import QueueState, review_queue, review_task
+from annotation.services.adjudication import adjudication_set, review_lease_next, review_lease_take
 from annotation.task_kinds import task_kind
 
 QUEUE_PAGE_SIZE = 50
@@ -26,7 +26,10 @@ def queue(request, campaign_id: int):
     form.is_valid()  # a field that does not parse keeps its default, and the page says so
     filters = form.cleaned_data
     review = review_queue(
-        campaign=campaign, state=filters.get("state", QueueState.OPEN), kind=filters.get("kind")
+        campaign=campaign,
+        state=filters.get("state", QueueState.OPEN),
+        kind=filters.get("kind"),
+        reviewer=request.user,
     )
     # QueueItems is a lazy sequence (len and slices), which is all a Paginator uses.
     paginator = Paginator(review.items, QUEUE_PAGE_SIZE)  # type: ignore[arg-type, var-annotated]
@@ -55,20 +58,26 @@ def _review(request, task, url_name: str):
                 reviewer=request.user,
                 task=task,
                 reason=posted.cleaned_data["reason"],
+                version=posted.cleaned_data["version"] or None,
                 **posted.cleaned_data["label"],
             )
         except TaskError as error:
-            messages.error(request, str(error))
+            messages.error(request, str(error))  # a stale page: the page shows the final label now
             return here
         messages.success(request, f"Final label of {task} saved.")
-        following = review_next(campaign=task.campaign, after=(task_kind(task).name, task.pk), kind=next_kind)
+        after = (task_kind(task).name, task.pk)
+        following = review_lease_next(
+            reviewer=request.user, campaign=task.campaign, after=after, kind=next_kind
+        )
         if following is None:
             return redirect(reverse("annotation:review_queue", args=[task.campaign_id]) + keep)
-        return redirect(reverse(f"annotation:review_{following.kind}", args=[following.task_pk]) + keep)
+        following_kind, following_pk = following
+        return redirect(reverse(f"annotation:review_{following_kind}", args=[following_pk]) + keep)
+    review_lease_take(reviewer=request.user, task=task)  # kept from the other reviewers' queues a while
     return render(
         request,
         "annotation/review_task.html",
-        {"review": review_task(task=task, next_kind=next_kind), "keep": keep},
+        {"review": review_task(task=task, next_kind=next_kind, reviewer=request.user), "keep": keep},
     )
 
 

@@ -58,6 +58,8 @@ EXEMPT = {
     "assignment.lease_claim": _INSIDE_LABELS,
     "assignment.lease_finish": _INSIDE_LABELS,
     "assignment.repeat_lease_live": _INSIDE_LABELS,
+    "adjudication.review_lease_take": "a reviewer's hold on a task, no label: none taken in an archived one",
+    "adjudication.review_lease_next": "holds a task through review_lease_take",
     "locks.task_lock": _INSIDE_LABELS + ", task_skip's and adjudication_set's",
     "locks.campaign_lock": "inside read_only.campaign_writable_lock",
     "assignment.leases_expire": "gives back the slots of leases past their time, whatever the campaign; "

@@ -23,7 +23,7 @@ from annotation.selectors.review import (
     review_task,
     review_task_get,
 )
-from annotation.services.adjudication import adjudication_set
+from annotation.services.adjudication import adjudication_set, review_lease_take
 from annotation.task_kinds import KIND_NAMES, TASK_KINDS, kind_named, kind_of_slug
 
 REVIEWER = [IsAuthenticated, IsReviewer]
@@ -68,6 +68,7 @@ class ReviewQueueView(generics.ListAPIView):
             campaign=campaign_or_404(self.kwargs["campaign_id"]),
             state=QueueState(filters.validated_data["state"]),
             kind=kind_named(kind) if kind else None,
+            reviewer=self.request.user,
         ).items
 
 
@@ -79,10 +80,14 @@ class ReviewTaskView(APIView):
         parameters=[KIND_PARAMETER],
         responses={200: ReviewTaskSerializer},
         description="A task (the task's own id, not an annotator's assignment id) with model names, every "
-        "annotator's label, the adjudication and the label history.",
+        "annotator's label, the adjudication, the label history and `version`. Opening it holds it for you "
+        "for `REVIEW_LEASE_MINUTES` unless another reviewer holds it (`held_by`): the queue lists the tasks "
+        "others hold after the free ones.",
     )
     def get(self, request, kind: str, task_id: int):
-        return Response(ReviewTaskSerializer(review_task(task=_task(kind, task_id))).data)
+        task = _task(kind, task_id)
+        review_lease_take(reviewer=request.user, task=task)
+        return Response(ReviewTaskSerializer(review_task(task=task, reviewer=request.user)).data)
 
 
 class AdjudicationView(BodyLimitMixin, APIView):
@@ -94,7 +99,9 @@ class AdjudicationView(BodyLimitMixin, APIView):
         request=AdjudicationRequestSerializer,
         responses={200: ReviewTaskSerializer, 409: ErrorSerializer},
         description='Set the final label: `{"grade": 2, "reason": "..."}`, or `{"verdict": "good", '
-        '"reason": "..."}` (good, same or bad: relative to the experimental model).',
+        '"reason": "..."}` (good, same or bad: relative to the experimental model). Send the `version` '
+        "the task showed: when another reviewer changed the final label since, 409 `stale` names it now "
+        "and nothing changes.",
     )
     def post(self, request, kind: str, task_id: int):
         task = _task(kind, task_id)
@@ -107,8 +114,9 @@ class AdjudicationView(BodyLimitMixin, APIView):
             reason=data["reason"],
             grade=data.get("grade"),
             verdict=data.get("verdict"),
+            version=data.get("version"),
         )
-        return Response(ReviewTaskSerializer(review_task(task=task)).data)
+        return Response(ReviewTaskSerializer(review_task(task=task, reviewer=request.user)).data)
 
 
 @extend_schema(tags=["review"], parameters=[KIND_PARAMETER])
