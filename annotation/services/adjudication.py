@@ -79,7 +79,8 @@ def adjudication_set(
         new_value = verdict
 
     task_field = task_kind(task).assignment_field
-    task_lock(task=task)  # two reviewers' revisions cannot interleave
+    archived = task_lock(task=task)  # two reviewers' revisions cannot interleave
+    campaign_writable_check(campaign=task.campaign, archived=archived)  # as committed now
     adjudication = Adjudication.objects.filter(**{task_field: task}).first()
     if version is not None and version != label_version(adjudication):
         raise _stale(adjudication, is_relevance)

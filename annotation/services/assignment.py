@@ -42,7 +42,8 @@ def task_next(*, annotator, campaign: Campaign) -> Assignment | None:
     """
     member_check(annotator=annotator, campaign=campaign)
     now = timezone.now()
-    is_excluded, any_expired = _annotator_lock(annotator=annotator, campaign=campaign, now=now)
+    archived, is_excluded, any_expired = _annotator_lock(annotator=annotator, campaign=campaign, now=now)
+    campaign_writable_check(campaign=campaign, archived=archived)  # as committed now
     if is_excluded:
         raise TaskError(
             TaskErrorCode.EXCLUDED, "Your labels in this campaign are no longer used; ask its manager."
@@ -80,25 +81,27 @@ def task_next(*, annotator, campaign: Campaign) -> Assignment | None:
 # Plain SQL: asked on every hand-out, and the ORM's building of it cost more than running it. The campaign
 # is locked before the annotator (`services/locks.py`: the clauses' order is the order of the locks).
 _ANNOTATOR_LOCK = """
-SELECT EXISTS (SELECT 1 FROM annotation_annotatorexclusion
+SELECT c.archived_at IS NOT NULL,
+       EXISTS (SELECT 1 FROM annotation_annotatorexclusion
                WHERE annotator_id = %(annotator)s AND campaign_id = %(campaign)s AND reinstated_at IS NULL),
        EXISTS (SELECT 1 FROM annotation_assignment WHERE status = 'leased' AND expires_at <= %(now)s)
 FROM annotation_campaign c, {user_table} u WHERE c.id = %(campaign)s AND u.id = %(annotator)s {lock}
 """
 
 
-def _annotator_lock(*, annotator, campaign: Campaign, now) -> tuple[bool, bool]:
+def _annotator_lock(*, annotator, campaign: Campaign, now) -> tuple[bool, bool, bool]:
     """Lock the campaign (shared) and the annotator's row: one annotator's parallel requests (two tabs) queue
-    here instead of taking two leases. Says whether a manager excluded their labels in the campaign, and
-    whether any lease anywhere ran out (then `leases_expire` has work)."""
+    here instead of taking two leases. Says whether the campaign is archived as committed now, whether a
+    manager excluded their labels in it, and whether any lease anywhere ran out (then `leases_expire` has
+    work)."""
     lock = "FOR KEY SHARE OF c FOR NO KEY UPDATE OF u" if connection.features.has_select_for_update else ""
     with connection.cursor() as cursor:
         cursor.execute(
             _ANNOTATOR_LOCK.format(user_table=get_user_model()._meta.db_table, lock=lock),
             {"annotator": annotator.pk, "campaign": campaign.pk, "now": now},
         )
-        excluded, expired = cursor.fetchone()
-    return bool(excluded), bool(expired)
+        archived, excluded, expired = cursor.fetchone()
+    return bool(archived), bool(excluded), bool(expired)
 
 
 REPEAT_GAP = 3  # a repeat is never one of the annotator's last three answers: not back to back
@@ -345,7 +348,8 @@ def task_skip(*, annotator, assignment: Assignment, reason: SkipReason | str) ->
     campaign_writable_check(campaign=own.campaign)
     assignment = own
     task = assignment.relevance_task or assignment.side_by_side_task
-    task_lock(task=task)  # the lock order of every slot change: task, then assignment
+    archived = task_lock(task=task)  # the lock order of every slot change: task, then assignment
+    campaign_writable_check(campaign=assignment.campaign, archived=archived)  # as committed now
     assignment = Assignment.objects.select_for_update(no_key=True).get(pk=assignment.pk)
     if assignment.status != Assignment.Status.LEASED:
         raise TaskError(TaskErrorCode.NOT_LEASED, "Only a task you are working on can be skipped.")

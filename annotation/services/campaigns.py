@@ -32,6 +32,7 @@ from annotation.services.label_pool import (
     side_by_side_hashes_set,
     standard_for,
 )
+from annotation.services.locks import campaign_lock
 from annotation.services.read_only import campaign_writable_check, campaign_writable_lock
 from plumbing.bulk import (
     Progress,
@@ -250,7 +251,7 @@ def campaign_archive(*, campaign: Campaign, archived: bool) -> Campaign:
     setting, member, exclusion or run taken; hidden from annotators; every report still reads) or bring it
     back. Archiving ends the leases in force, their slots given back, so nothing of the campaign moves while
     it is archived. Nothing is deleted."""
-    campaign = Campaign.objects.select_for_update(no_key=True).get(pk=campaign.pk)
+    campaign = campaign_lock(campaign=campaign, exclusive=True)  # work under way ends first, then is refused
     now = timezone.now()
     campaign.archived_at = now if archived else None
     campaign.save(update_fields=["archived_at"])

@@ -190,7 +190,8 @@ def judgment_submit(
         shown.pk, shown.seconds_spent = stored.id, stored.seconds_spent
         return shown, True
     member_check(annotator=annotator, campaign=task.campaign)  # a change too, after a manager removed them
-    task_lock(task=task)  # first: a double submit must see the label its twin just wrote
+    archived = task_lock(task=task)  # first: a double submit must see the label its twin just wrote
+    campaign_writable_check(campaign=task.campaign, archived=archived)  # as committed now
     judgment = Judgment.objects.filter(task=task, annotator=annotator).first()
     repeat = judgment and repeat_lease_live(annotator=annotator, task=task)
     if repeat:
@@ -306,7 +307,7 @@ def preference_submit(
         shown.pk, shown.seconds_spent = stored.id, stored.seconds_spent
         return shown, True
     member_check(annotator=annotator, campaign=task.campaign)
-    task_lock(task=task)
+    campaign_writable_check(campaign=task.campaign, archived=task_lock(task=task))
     preference = Preference.objects.filter(task=task, annotator=annotator).first()
     repeat = preference and repeat_lease_live(annotator=annotator, task=task)
     if repeat:

@@ -3,10 +3,11 @@
 page shows the message, a command exits with it; nothing is written. Only `campaign_archive` (archiving and
 restoring) passes.
 
-Labels, skips, hand-outs and final labels check the campaign as their request read it (their hot path holds
-the campaign's row FOR KEY SHARE only, which archiving does not wait for); the manager's writes lock the row
-first (`campaign_writable_lock`), so that archiving waits for one under way, and one that starts after it
-sees it.
+Archiving locks the campaign's row FOR UPDATE, so it waits for every write under way and every write that
+follows waits for it. Labels, skips, hand-outs and final labels check the campaign as their request read it,
+then again as their lock on its row (FOR KEY SHARE: `locks.task_lock`, the hand-out's annotator lock, the
+first label's statement) reads it; the manager's writes lock the row first (`campaign_writable_lock`). So a
+write either commits before the archiving or is refused.
 """
 
 from django.utils.translation import gettext as _
@@ -16,9 +17,10 @@ from annotation.models import Campaign
 from annotation.services.locks import campaign_lock
 
 
-def campaign_writable_check(*, campaign: Campaign) -> None:
-    """Refuse any write to an archived campaign (`TaskErrorCode.ARCHIVED`)."""
-    if campaign.archived_at is not None:
+def campaign_writable_check(*, campaign: Campaign, archived: bool | None = None) -> None:
+    """Refuse any write to an archived campaign (`TaskErrorCode.ARCHIVED`): as `campaign` was read, or as
+    `archived` says, when the caller read that again under its lock."""
+    if (campaign.archived_at is not None) if archived is None else archived:
         raise TaskError(
             TaskErrorCode.ARCHIVED,
             _("This campaign is archived: nothing in it changes until a manager restores it."),

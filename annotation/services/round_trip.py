@@ -22,11 +22,12 @@ from psycopg.types.json import Jsonb
 from annotation.models import Assignment
 from annotation.task_kinds import RELEVANCE, TaskKind
 
-# The lease closed by a first label: the annotator's own, live, not a repeat, with the campaign (shared) and
-# the task locked first, in that order (`services/locks.py`); a member unless the campaign is open to all.
+# The lease closed by a first label: the annotator's own, live, not a repeat, with the campaign (shared, not
+# archived as committed now) and the task locked first, in that order (`services/locks.py`); a member unless
+# the campaign is open to all.
 _LEASE_CLOSE = """
 task AS (SELECT t.id FROM annotation_campaign c JOIN {task_table} t ON t.campaign_id = c.id
-         WHERE t.id = %(task)s FOR KEY SHARE OF c FOR NO KEY UPDATE OF t),
+         WHERE t.id = %(task)s AND c.archived_at IS NULL FOR KEY SHARE OF c FOR NO KEY UPDATE OF t),
 lease AS (
     UPDATE annotation_assignment SET status = 'submitted', finished_at = %(now)s
     WHERE {task_column} = (SELECT id FROM task) AND annotator_id = %(annotator)s

@@ -12,6 +12,8 @@ import inspect
 import json
 import pkgutil
 import sys
+import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import SimpleNamespace
@@ -21,19 +23,22 @@ from django.apps import apps
 from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
+from django.db import connection, connections, transaction
 from django.test import Client
 from django.urls import reverse
 from rest_framework.test import APIClient
 
 import annotation.services
+from annotation.bundle import parse_bundle
 from annotation.errors import TaskError, TaskErrorCode
-from annotation.models import Assignment, RelevanceTask
+from annotation.models import Assignment, Campaign, Judgment, RelevanceTask
+from annotation.services.adjudication import adjudication_set
 from annotation.services.assignment import task_next, task_slots_recount
-from annotation.services.campaigns import campaign_archive, campaign_pool_tasks
+from annotation.services.campaigns import campaign_archive, campaign_import, campaign_pool_tasks
 from annotation.services.exclusions import annotator_exclude
 from annotation.services.label_pool import labels_reuse, reused_labels_refresh
-from annotation.services.labels import label_submit
-from tests.factories import form_data
+from annotation.services.labels import judgment_submit, label_submit
+from tests.factories import form_data, threads_run
 
 MESSAGE = "This campaign is archived: nothing in it changes until a manager restores it."
 
@@ -387,3 +392,74 @@ def test_archiving_ends_the_leases_in_force_and_restoring_reopens(campaign, make
     assert RelevanceTask.objects.get(pk=lease.relevance_task_id).slots_spent == 0
     campaign = campaign_archive(campaign=campaign, archived=False)
     assert task_next(annotator=ann, campaign=campaign) is not None
+
+
+STALE_WORK = {
+    "first label": lambda task, held, ann, rita: judgment_submit(annotator=ann, task=held, grade=1),
+    "label change": lambda task, held, ann, rita: judgment_submit(annotator=ann, task=task, grade=3),
+    "hand-out": lambda task, held, ann, rita: task_next(annotator=ann, campaign=task.campaign),
+    "final label": lambda task, held, ann, rita: adjudication_set(
+        reviewer=rita, task=task, grade=2, reason="x"
+    ),
+}
+
+
+@pytest.mark.parametrize("work", STALE_WORK)
+def test_work_that_read_the_campaign_before_it_was_archived_is_refused(campaign, make_user, work):
+    """A request that read the campaign just before the archiving committed: the campaign's row, read again
+    under the lock every label, hand-out and final label takes, says archived (on PostgreSQL the lock also
+    waits for an archiving under way, `test_a_label_in_flight_waits_for_the_archiving_and_is_refused`)."""
+    ann, rita = make_user("ann", "annotator"), make_user("rita", "reviewer")
+    answered = task_next(annotator=ann, campaign=campaign)
+    judgment_submit(annotator=ann, task=answered.relevance_task, grade=1)
+    held = task_next(annotator=ann, campaign=campaign)
+    stale = Campaign.objects.get(pk=campaign.pk)
+    campaign_archive(campaign=campaign, archived=True)
+    task, held_task = (
+        RelevanceTask.objects.get(pk=pk) for pk in (answered.relevance_task_id, held.relevance_task_id)
+    )
+    task.campaign = held_task.campaign = stale
+    before = database_rows()
+    with pytest.raises(TaskError) as refused:
+        STALE_WORK[work](task, held_task, ann, rita)
+    assert refused.value.code == TaskErrorCode.ARCHIVED
+    assert database_rows() == before
+
+
+@pytest.mark.postgres
+def test_a_label_in_flight_waits_for_the_archiving_and_is_refused(transactional_db, bundle_data, make_user):
+    """The archiving holds the campaign's row until it commits; a first label sent meanwhile, by a request
+    that read the campaign before, waits on that row, then reads it archived and stores nothing (before, it
+    took the lease the archiving had just ended as a late one, and stored the label)."""
+    if connection.vendor != "postgresql":
+        pytest.skip("needs PostgreSQL (DATABASE_URL=postgres://...)")
+    campaign = campaign_import(bundle=parse_bundle(bundle_data, "small.json"))
+    ann = make_user("ann", "annotator")
+    held = task_next(annotator=ann, campaign=campaign)
+    archiving, sent = threading.Event(), threading.Event()
+    outcome: list = []
+
+    def archive() -> None:
+        try:
+            with transaction.atomic():
+                campaign_archive(campaign=campaign, archived=True)
+                archiving.set()
+                sent.wait(10)
+                time.sleep(0.5)  # the label waits meanwhile
+        finally:
+            connections.close_all()
+
+    def label() -> None:
+        try:
+            archiving.wait(10)
+            sent.set()
+            judgment_submit(annotator=ann, task=held.relevance_task, grade=1)
+            outcome.append("stored")
+        except TaskError as error:
+            outcome.append(error.code)
+        finally:
+            connections.close_all()
+
+    threads_run([threading.Thread(target=archive), threading.Thread(target=label)], timeout=60)
+    assert outcome == [TaskErrorCode.ARCHIVED]
+    assert not Judgment.objects.exists()
