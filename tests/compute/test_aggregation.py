@@ -327,3 +327,42 @@ def test_compute_modules_import_no_django():
     project = Path(__file__).resolve().parents[2]
     completed = subprocess.run([sys.executable, "-c", code], cwd=project, capture_output=True, text=True)
     assert completed.returncode == 0, completed.stderr
+
+
+def _crowd(seed: int, n_tasks: int, n_workers: int, labels_per_task: list[float]):
+    """A seeded crowd: binary truth, workers right with probability 0.45 to 0.95, tasks labelled 1, 2 or 3
+    times with the given shares, each worker at most once a task."""
+    rng = np.random.default_rng(seed)
+    truth = rng.integers(0, 2, n_tasks)
+    accuracy = rng.uniform(0.45, 0.95, n_workers)
+    task = np.repeat(np.arange(n_tasks), rng.choice([1, 2, 3], n_tasks, p=labels_per_task))
+    pairs = np.unique(np.c_[task, rng.integers(0, n_workers, task.size)], axis=0)
+    task, worker = pairs[:, 0], pairs[:, 1]
+    grade = np.where(rng.random(task.size) < accuracy[worker], truth[task], 1 - truth[task])
+    return task, worker, grade
+
+
+def test_dawid_skene_converges_on_the_grades_it_reports():
+    # A hard crowd: its posteriors still move by more than 1e-6 after 500 rounds, its grades settle.
+    task, worker, grade = _crowd(1, 3000, 300, [0.4, 0.4, 0.2])
+    by_posteriors = dawid_skene(task, worker, grade, n_tasks=3000, scale=[0, 1], stable_rounds=0)
+    assert (by_posteriors.n_iterations, by_posteriors.converged) == (500, False)
+    fit = dawid_skene(task, worker, grade, n_tasks=3000, scale=[0, 1])
+    assert fit.converged and fit.n_iterations < 300
+    # Fifty more rounds change no grade: that is what converged means.
+    longer = dawid_skene(task, worker, grade, n_tasks=3000, scale=[0, 1], max_iter=fit.n_iterations + 50)
+    assert np.array_equal(fit.grade, longer.grade)
+
+
+@pytest.mark.parametrize(("shares", "fell_back"), [([0.6, 0.3, 0.1], True), ([0.3, 0.5, 0.2], False)])
+def test_dawid_skene_falls_back_to_majority_when_overlap_is_thin(shares, fell_back):
+    # Under half of the tasks labelled twice or more (DAWID_SKENE_MIN_OVERLAP_SHARE): majority's grades.
+    task, worker, grade = _crowd(4, 2000, 100, shares)
+    fit = dawid_skene(task, worker, grade, n_tasks=2000, scale=[0, 1])
+    assert fit.fell_back is fell_back
+    if fell_back:
+        assert fit.converged and np.array_equal(
+            fit.grade, majority_grades(task, worker, grade, n_tasks=2000, scale=[0, 1])
+        )
+    aggregated = aggregate_grades(task, worker, grade, n_tasks=2000, scale=[0, 1], method="dawid_skene")
+    assert aggregated.fell_back is fell_back
