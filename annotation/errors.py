@@ -80,3 +80,8 @@ class TaskError(Exception):
 
     def __str__(self) -> str:
         return f"{self.field}: {self.message}" if self.field else self.message
+
+    def for_page(self) -> str:
+        """As a page says it: the field named when it is one the reader filled in, not the page's hidden
+        `version` (a stale tab's message starts with what happened)."""
+        return self.message if self.field in ("", "version") else str(self)

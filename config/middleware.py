@@ -7,7 +7,8 @@ from django.utils.cache import add_never_cache_headers
 
 from annotation.languages import SESSION_LANGUAGE
 
-# No page uses these browser features; a script injected despite the CSP cannot either.
+# No page uses these browser features; a script injected despite the CSP cannot either. Only features
+# Chromium knows: one it does not (`bluetooth`) is reported as an error on every page.
 PERMISSIONS_POLICY = ", ".join(
     f"{feature}=()"
     for feature in (
@@ -17,7 +18,6 @@ PERMISSIONS_POLICY = ", ".join(
         "payment",
         "usb",
         "serial",
-        "bluetooth",
         "display-capture",
     )
 )

@@ -1,12 +1,25 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
+from django.templatetags.static import static
 from django.urls import include, path, reverse_lazy
+from django.views.generic import RedirectView
 from django.views.i18n import JavaScriptCatalog
 
 from annotation.password_links import password_link_tokens
 from annotation.views.accounts import LoginView, PasswordChangeView, language_set
 
+
+class FaviconView(RedirectView):
+    """Browsers ask for /favicon.ico whatever the page says: send them to the static icon (hashed name)."""
+
+    permanent = False
+
+    def get_redirect_url(self, *args, **kwargs):
+        return static("judgeboard/favicon.svg")
+
+
 urlpatterns = [
+    path("favicon.ico", FaviconView.as_view(), name="favicon"),
     path("login/", LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("password/", PasswordChangeView.as_view(), name="password_change"),

@@ -39,7 +39,7 @@ def _work_page(request, campaign: Campaign):
     try:
         assignment = assignment_services.task_next(annotator=request.user, campaign=campaign)
     except TaskError as error:
-        messages.error(request, str(error))
+        messages.error(request, error.for_page())
         return redirect("annotation:home")
     if assignment is None:
         response = render(request, "annotation/work_done.html", {"campaign": campaign})
@@ -102,7 +102,7 @@ def task(request, campaign_id: int, assignment_id: int):
             version=data["version"] or None,
         )
     except TaskError as error:
-        messages.error(request, str(error))
+        messages.error(request, error.for_page())
         return here
     if not created:
         messages.success(request, "Your earlier answer was changed.")
@@ -124,6 +124,6 @@ def task_skip(request, campaign_id: int, assignment_id: int):
             annotator=request.user, assignment=assignment, reason=form.cleaned_data["reason"]
         )
     except TaskError as error:
-        messages.error(request, str(error))
+        messages.error(request, error.for_page())
         return redirect("annotation:task", campaign_id, assignment_id)  # back to the task, as a refused label
     return redirect("annotation:work", campaign_id)

@@ -216,6 +216,7 @@ def test_a_stale_tab_cannot_overwrite_the_answer(client, annotator, campaign):
     response = client.post(url, {"grade": 0, "version": "new"}, follow=True)  # tab B, rendered before A's
     page = response.content.decode()
     assert "answered in another tab or window" in page and "your answer now is 2" in page
+    assert "version:" not in page  # the message alone, not the field it came from
     assert Judgment.objects.get(annotator=annotator).grade == 2
     # From a page showing the current answer, changing it works.
     current = client.get(url).context["task"]

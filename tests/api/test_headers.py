@@ -4,6 +4,8 @@ signed-in user sees."""
 import re
 
 import pytest
+from django.contrib.staticfiles import finders
+from django.templatetags.static import static
 from django.test import Client
 from rest_framework.authtoken.models import Token
 
@@ -28,7 +30,10 @@ def pages(ids, tasks) -> list[str]:
     return [
         route_url(path, ids, tasks)
         for method, path, _, _ in ROUTES
-        if method == "GET" and not path.startswith("/api/") or path in ("/api/docs/", "/api/redoc/")
+        if method == "GET"
+        and not path.startswith("/api/")
+        and path != "/favicon.ico"
+        or path in ("/api/docs/", "/api/redoc/")
     ]
 
 
@@ -74,3 +79,11 @@ def test_what_a_signed_in_user_sees_is_not_stored(signed_in):
     ]:
         response = api.get(url)
         assert response.status_code == 200 and "no-store" in response["Cache-Control"], url
+
+
+def test_the_favicon_is_found_and_the_permissions_policy_names_only_known_features(client):
+    response = client.get("/favicon.ico")
+    assert response.status_code == 302 and response["Location"] == static("judgeboard/favicon.svg")
+    assert finders.find("judgeboard/favicon.svg")
+    policy = client.get("/login/")["Permissions-Policy"]
+    assert "bluetooth" not in policy and "camera=()" in policy  # Chromium reports `bluetooth` as unknown
