@@ -205,25 +205,41 @@ def _refuse_listed_twice(rows, document, queries, documents, line, path: str) ->
 
 def ranked_order(rows: np.ndarray, score: np.ndarray, document: np.ndarray) -> np.ndarray | None:
     """The order that groups entries by row, each row by score descending, ties by document id descending
-    (trec_eval's); None when they are in that order already, as runs nearly always are (one pass checks)."""
-    if _in_ranked_order(rows, score, document):
-        return None
-    return np.lexsort((document, score, -rows))[::-1]
-
-
-def _in_ranked_order(rows: np.ndarray, score: np.ndarray, document: np.ndarray) -> bool:
+    (trec_eval's); None when they are in that order already, as runs nearly always are (one pass checks).
+    Entries are sorted by their numbers; only tied ones are then ordered by their ids, among themselves
+    (a sort of every id, 40 bytes each in MS MARCO's, took most of an evaluation's time)."""
     if rows.size < 2:
-        return True
+        return None
+    order = None if _grouped_by_score(rows, score) else np.lexsort((-score, rows))
+    in_order_rows = rows if order is None else rows[order]
+    in_order_score = score if order is None else score[order]
+    tied = (in_order_rows[1:] == in_order_rows[:-1]) & (in_order_score[1:] == in_order_score[:-1])
+    del in_order_rows, in_order_score
+    if not tied.any():
+        return order
+    # The positions in a run of ties, each run numbered; its entries then in document order, descending.
+    starts = np.flatnonzero(tied)
+    members = np.union1d(starts, starts + 1)
+    continued = np.zeros(members.size, dtype=bool)
+    continued[members > 0] = tied[members[members > 0] - 1]
+    runs = np.cumsum(~continued)
+    entries = members if order is None else order[members]
+    _, rank = np.unique(document[entries], return_inverse=True)
+    resorted = entries[np.lexsort((-rank, runs))]
+    if order is None:
+        if (resorted == entries).all():
+            return None
+        order = np.arange(rows.size, dtype=np.intp)
+    order[members] = resorted
+    return order
+
+
+def _grouped_by_score(rows: np.ndarray, score: np.ndarray) -> bool:
+    """Each row's entries one contiguous block, by score descending (ties in any order)."""
     same_row = rows[1:] == rows[:-1]
-    # Each row's entries must be one contiguous block.
     if np.count_nonzero(~same_row) + 1 != np.count_nonzero(np.bincount(rows)):
         return False
-    lower = score[1:] < score[:-1]
-    tied = same_row & (score[1:] == score[:-1])
-    if not (~same_row | lower | tied).all():
-        return False
-    tied_at = np.flatnonzero(tied)
-    return bool((document[tied_at + 1] < document[tied_at]).all())
+    return bool((~same_row | (score[1:] <= score[:-1])).all())
 
 
 QRELS_INTEGER = ("round", "floor")

@@ -19,6 +19,7 @@ from tests.factories import TREC_EVAL_WITH_COMMENTS, gzip_bomb, peak_memory
 from trec.files import (
     TrecFormatError,
     TrecTooLargeError,
+    ranked_order,
     read_qrels,
     read_run,
     read_run_rankings,
@@ -171,6 +172,34 @@ def test_ties_are_broken_by_document_id_descending(tmp_path):
     assert read_run_rankings(write(tmp_path / "r", ["1 Q0 a 1 1.0 t", "1 Q0 b 2 1.0 t", "1 Q0 c 3 5 t"])) == {
         "1": ["c", "b", "a"]
     }
+
+
+@pytest.mark.parametrize("layout", ["grouped", "blocks shuffled", "interleaved"])
+@pytest.mark.parametrize("seed", range(6))
+def test_ranked_order_sorts_ties_by_document_as_a_sort_of_every_id_would(seed, layout):
+    rng = np.random.default_rng(seed)
+    n = 400
+    rows = np.sort(rng.integers(0, 12, size=n))
+    score = rng.integers(0, 4, size=n).astype(float)  # ties everywhere
+    document = np.array([f"doc-{rng.integers(0, 10**6)}-{i}".encode() for i in range(n)])
+    if layout == "grouped":  # blocks in row order, scores descending: only the ties out of order
+        order = np.lexsort((-score, rows))
+        rows, score, document = rows[order], score[order], document[order]
+    elif layout == "blocks shuffled":
+        blocks = rng.permutation(12)
+        order = np.lexsort((-score, np.argsort(blocks)[rows]))
+        rows, score, document = rows[order], score[order], document[order]
+    else:
+        order = rng.permutation(n)
+        rows, score, document = rows[order], score[order], document[order]
+    reference = np.lexsort((document, score, -rows))[::-1]
+    got = ranked_order(rows, score, document)
+    got = np.arange(n) if got is None else got
+    for row in range(12):
+        assert (
+            document[got][rows[got] == row].tolist() == document[reference][rows[reference] == row].tolist()
+        )
+    assert ranked_order(rows[reference], score[reference], document[reference]) is None
 
 
 def test_rank_column_is_ignored_and_unsorted_runs_are_sorted(tmp_path):
