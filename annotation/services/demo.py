@@ -2,7 +2,9 @@
 
 Labels come from simulated raters who mostly agree with a latent truth (annotation/demo/truth.json),
 one of them careless and one leaning to the left side, so that agreement, gold and bias figures have
-something to show. They are loaded through the same label import a team would use.
+something to show. They are loaded through the same label import a team would use. The same raters tick the
+intents of the ambiguous queries (jaguar, mercury, java, dune book) and mark the five editions of Dune as
+near-duplicates (annotation/demo/diversity.json): the seed's case of NDCG@5 = 1.0 with a high ILS.
 
 A second campaign, the next week's, compares a newer re-ranker under the same judging standard: it starts
 with the first week's labels wherever the same query, document or pair of lists comes back.
@@ -18,10 +20,11 @@ from django.contrib.auth.models import Group, Permission
 from django.db import transaction
 
 from annotation.bundle import JudgmentRow, PreferenceRow, parse_bundle
-from annotation.models import Campaign, RankingModel
+from annotation.models import Campaign, Judgment, Preference, RankingModel
 from annotation.roles import Role
 from annotation.services.campaigns import campaign_import
 from annotation.services.label_import import labels_import
+from annotation.services.labels import duplicates_checked
 from annotation.services.people import campaign_members_set
 
 DEMO_DIR = Path(__file__).resolve().parent.parent / "demo"
@@ -78,7 +81,9 @@ def _simulated_labels(bundle, truth: dict[str, dict[str, int]], rng: random.Rand
     online = next(model.name for model in bundle.models if model.role == RankingModel.Role.ONLINE)
     experimental = [model.name for model in bundle.models if model.role == RankingModel.Role.EXPERIMENTAL]
     queries = sorted(query.external_id for query in bundle.queries)
-    judged = rng.sample(queries, round(len(queries) * JUDGED_SHARE))
+    # The queries with intents are judged, so that the diversity measures have something to show.
+    with_intents = {query.external_id for query in bundle.queries if query.intents}
+    judged = {*rng.sample(queries, round(len(queries) * JUDGED_SHARE)), *with_intents}
     judgments, preferences = [], []
     for query in sorted(judged):
         pooled = {doc for run in bundle.rankings.values() for doc in run.get(query, [])[:depth]}
@@ -126,6 +131,8 @@ def demo_load() -> tuple[Campaign, bool]:
     campaign = campaign_import(bundle=bundle)
     judgments, preferences = _simulated_labels(bundle, truth, rng)
     labels_import(campaign=campaign, judgments=judgments, preferences=preferences, source="demo")
+    diversity = json.loads((DEMO_DIR / "diversity.json").read_text(encoding="utf-8"))
+    _simulated_diversity_labels(campaign, bundle, diversity, rng)
     # Members only, as a team would run it: the demo's annotators and reviewer.
     team = get_user_model().objects.filter(
         username__in=[u for u, r in DEMO_USERS.items() if r != Role.MANAGER]
@@ -134,6 +141,48 @@ def demo_load() -> tuple[Campaign, bool]:
     week_2 = campaign_import(bundle=parse_bundle(_week_2(data), "annotation/demo/campaign.json (week 2)"))
     campaign_members_set(campaign=week_2, open_to_all=False, members=team)
     return campaign, True
+
+
+def _simulated_diversity_labels(campaign: Campaign, bundle, diversity: dict, rng: random.Random) -> None:
+    """The raters' intents (the true ones; a careless moment toggles one) on their judgments of the queries
+    with intents, and their near-duplicate marks (each true pair shown in a list, marked as often as the
+    rater is accurate) on their side-by-side verdicts."""
+    truth, pairs = diversity["intents"], diversity["near_duplicates"]
+    intents_of = {query.external_id: [i["id"] for i in query.intents] for query in bundle.queries}
+    judgments = list(
+        Judgment.objects.filter(task__campaign=campaign, task__query__external_id__in=list(truth))
+        .select_related("task__query", "task__document", "annotator")
+        .order_by("pk")
+    )
+    for judgment in judgments:
+        query, document = judgment.task.query.external_id, judgment.task.document.external_id
+        ticked = set(truth[query].get(document, []))
+        if rng.random() > SIMULATED_RATERS[judgment.annotator.username][0]:
+            ticked ^= {rng.choice(intents_of[query])}
+        judgment.intents = [intent for intent in intents_of[query] if intent in ticked]
+    Judgment.objects.bulk_update(judgments, ["intents"])
+    online = next(model.name for model in bundle.models if model.role == RankingModel.Role.ONLINE)
+    depth = bundle.settings["gsb_depth"]
+    preferences = list(
+        Preference.objects.filter(task__campaign=campaign, task__query__external_id__in=list(pairs))
+        .select_related("task__query", "task__experimental_model", "annotator")
+        .order_by("pk")
+    )
+    for preference in preferences:
+        query, model = preference.task.query.external_id, preference.task.experimental_model.name
+        marks = []
+        for name, is_experimental in ((model, True), (online, False)):
+            shown = bundle.rankings[name].get(query, [])[:depth]
+            side = "left" if is_experimental == preference.experimental_on_left else "right"
+            for document, same_as in pairs[query]:
+                accuracy = SIMULATED_RATERS[preference.annotator.username][0]
+                if document in shown and same_as in shown and rng.random() < accuracy:
+                    later, earlier = sorted(
+                        (shown.index(document) + 1, shown.index(same_as) + 1), reverse=True
+                    )
+                    marks.append([side, later, earlier])
+        preference.duplicates = duplicates_checked(marks)
+    Preference.objects.bulk_update(preferences, ["duplicates"])
 
 
 def _week_2(data: dict) -> dict:

@@ -5,6 +5,7 @@ from django.core.management import CommandError, call_command
 from annotation.models import Campaign, Judgment, Preference, RelevanceTask, SideBySideTask
 from annotation.selectors.labels import campaign_reuse_summary
 from annotation.services.demo import DEMO_NAME, WEEK_2
+from metrics.selectors.launch import launch_report_build
 
 
 @pytest.fixture
@@ -17,7 +18,7 @@ def demo(db, settings):
 def test_demo_has_logins_and_a_realistic_campaign(demo):
     for username in ["manager", "reviewer", "annotator1", "annotator2", "annotator3"]:
         assert authenticate(username=username, password="demo") is not None
-    assert demo.queries.count() == 40
+    assert demo.queries.count() == 41
     sbs = SideBySideTask.objects.filter(campaign=demo)
     assert sbs.filter(lists_identical=True).exists() and sbs.filter(lists_identical=False).exists()
     assert RelevanceTask.objects.filter(campaign=demo, gold_grade__isnull=False).count() == 12
@@ -56,3 +57,25 @@ def test_demo_refuses_without_debug(db, settings):
     with pytest.raises(CommandError, match="only with DEBUG on"):
         call_command("load_demo")
     assert not Campaign.objects.exists()
+
+
+def test_the_demo_shows_five_editions_perfect_by_ndcg_and_alike_by_ils(demo):
+    report = launch_report_build(campaign=demo, n_resamples=200, n_bootstrap=200, agreement=False)
+    for name in ("ILS@5", "ILS@10", "alpha_nDCG@10", "ERR_IA@10", "StRecall@10", "Novelty@10"):
+        assert name in report.measures
+    dune = list(report.query_ids).index("q41")
+    online = next(scores for scores in report.models if scores.is_online).per_query
+    experimental = next(scores for scores in report.models if not scores.is_online).per_query
+    # Graded Perfect by the raters' truth (their slips keep it just under 1), above the diverse list.
+    assert online["nDCG@5"][dune] > 0.95 and online["nDCG@5"][dune] > experimental["nDCG@5"][dune]
+    # The five editions share site, work and author and were marked near-duplicates: alike as can be.
+    assert online["ILS@5"][dune] >= 0.9 and experimental["ILS@5"][dune] == pytest.approx(3.25 / 10)
+    assert online["alpha_nDCG@10"][dune] < experimental["alpha_nDCG@10"][dune]
+    marked = Preference.objects.filter(task__campaign=demo, task__query__external_id="q41").exclude(
+        duplicates=[]
+    )
+    assert marked.exists()
+    asked = Judgment.objects.filter(
+        task__campaign=demo, task__query__external_id="q04", intents__isnull=False
+    )
+    assert asked.exists()
