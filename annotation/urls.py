@@ -13,6 +13,11 @@ urlpatterns = [
     path(
         "campaigns/<int:campaign_id>/tasks/<int:assignment_id>/skip/", workbench.task_skip, name="task_skip"
     ),
+    path(
+        "campaigns/<int:campaign_id>/tasks/<int:assignment_id>/unskip/",
+        workbench.skip_undo,
+        name="skip_undo",
+    ),
     path("campaigns/<int:campaign_id>/progress/", campaigns.progress, name="progress"),
     path("campaigns/<int:campaign_id>/labels/stamp/", campaigns.label_stamp, name="label_stamp"),
     path("campaigns/<int:campaign_id>/members/", people.members, name="campaign_members"),

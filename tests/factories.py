@@ -310,6 +310,12 @@ ROUTES = [
     ("GET", "/campaigns/{campaign_id}/tasks/{assignment_id}/", "annotators", "one of your tasks"),
     ("POST", "/campaigns/{campaign_id}/tasks/{assignment_id}/", "annotators", "label your task"),
     ("POST", "/campaigns/{campaign_id}/tasks/{assignment_id}/skip/", "annotators", "skip your task"),
+    (
+        "POST",
+        "/campaigns/{campaign_id}/tasks/{assignment_id}/unskip/",
+        "annotators",
+        "take your skip back (while the task has room)",
+    ),
     ("GET", "/campaigns/{campaign_id}/progress/", "reviewers, managers", "campaign progress"),
     ("GET", "/campaigns/{campaign_id}/review/", "reviewers, managers", "review queue"),
     ("GET", "/campaigns/{campaign_id}/members/", "managers", "who may annotate the campaign"),

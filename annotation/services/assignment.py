@@ -360,3 +360,46 @@ def task_skip(*, annotator, assignment: Assignment, reason: SkipReason | str) ->
     assignment.finished_at = timezone.now()
     assignment.save(update_fields=["status", "skip_reason", "finished_at"])
     return assignment
+
+
+@transaction.atomic
+def skip_undo(*, annotator, assignment: Assignment) -> Assignment:
+    """Take back a skip: the task is the annotator's again, leased anew, while it still has a slot (someone
+    may have taken the one the skip gave back) and they may still work on the campaign."""
+    own = (
+        Assignment.objects.filter(pk=assignment.pk, annotator=annotator)
+        .select_related("campaign", "relevance_task", "side_by_side_task")
+        .first()
+    )
+    if own is None:
+        raise TaskError(TaskErrorCode.NOT_ASSIGNED, "This task was not handed to you.")
+    member_check(annotator=annotator, campaign=own.campaign)
+    now = timezone.now()
+    archived, is_excluded, _ = _annotator_lock(annotator=annotator, campaign=own.campaign, now=now)
+    campaign_writable_check(campaign=own.campaign, archived=archived)
+    if is_excluded:
+        raise TaskError(
+            TaskErrorCode.EXCLUDED, "Your labels in this campaign are no longer used; ask its manager."
+        )
+    kind, _ = assignment_task(own)
+    task = own.relevance_task or own.side_by_side_task
+    task_lock(task=task)  # the lock order of every slot change: task, then assignment
+    assignment = Assignment.objects.select_for_update(no_key=True).get(pk=own.pk)
+    if assignment.status != Assignment.Status.SKIPPED:
+        raise TaskError(TaskErrorCode.SKIPPED, "Only a skipped task can be taken back.")
+    task.refresh_from_db(fields=["slots_spent"])
+    if not assignment.repeat and not _slot_open(kind=kind, task=task, campaign=own.campaign):
+        raise TaskError(
+            TaskErrorCode.LEASE_EXPIRED_FULL,
+            "Others have answered this task since you skipped it: it needs no more answers.",
+        )
+    assignment.skip_reason, assignment.finished_at = "", None
+    if assignment.repeat:  # a repeat holds no slot
+        assignment.status = Assignment.Status.LEASED
+        assignment.leased_at, assignment.expires_at = (
+            now,
+            now + timedelta(minutes=settings.TASK_LEASE_MINUTES),
+        )
+        assignment.save()
+        return assignment
+    return _lease(kind=kind, annotator=annotator, task=task, assignment=assignment)

@@ -127,3 +127,14 @@ def task_skip(request, campaign_id: int, assignment_id: int):
         messages.error(request, error.for_page())
         return redirect("annotation:task", campaign_id, assignment_id)  # back to the task, as a refused label
     return redirect("annotation:work", campaign_id)
+
+
+@role_required(can_annotate)
+@require_POST
+def skip_undo(request, campaign_id: int, assignment_id: int):
+    assignment = _assignment_or_404(request, campaign_id, assignment_id)
+    try:
+        assignment_services.skip_undo(annotator=request.user, assignment=assignment)
+    except TaskError as error:
+        messages.error(request, error.for_page())
+    return redirect("annotation:task", campaign_id, assignment_id)

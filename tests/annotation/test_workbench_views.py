@@ -233,6 +233,38 @@ def test_back_onto_a_skipped_task_says_it_was_skipped(client, annotator, campaig
     assert 'id="wb-skipped"' in page and "can&#x27;t load" in page.lower()
 
 
+def test_a_skip_can_be_undone_while_the_task_has_room(client, annotator, campaign, make_user):
+    task = client.get(work_url(campaign)).context["task"]
+    skip = reverse("annotation:task_skip", args=[campaign.pk, task.assignment_id])
+    undo = reverse("annotation:skip_undo", args=[campaign.pk, task.assignment_id])
+    page_url = reverse("annotation:task", args=[campaign.pk, task.assignment_id])
+    client.post(skip, {"reason": "cant_load"})
+    held = Assignment.objects.get(pk=task.assignment_id)
+    spent = type(held.relevance_task).objects.get(pk=held.relevance_task_id).slots_spent
+    assert f'action="{undo}"' in client.get(page_url).content.decode()
+    assert client.post(undo).url == page_url
+    held.refresh_from_db()
+    assert (held.status, held.skip_reason, held.finished_at) == (Assignment.Status.LEASED, "", None)
+    assert type(held.relevance_task).objects.get(pk=held.relevance_task_id).slots_spent == spent + 1
+    client.post(page_url, {"grade": 2})
+    assert Judgment.objects.get(annotator=annotator).grade == 2
+    # Skipped again and its room taken by others (overlap 2): the skip stays, with a message saying why.
+    task = client.get(work_url(campaign)).context["task"]
+    client.post(
+        reverse("annotation:task_skip", args=[campaign.pk, task.assignment_id]), {"reason": "cant_load"}
+    )
+    held = Assignment.objects.get(pk=task.assignment_id)
+    others = task_next(annotator=make_user("b", "annotator"), campaign=campaign)
+    type(held.relevance_task).objects.filter(pk=held.relevance_task_id).update(slots_spent=campaign.overlap)
+    assert others is not None  # others' leases and labels hold the task's room
+    response = client.post(
+        reverse("annotation:skip_undo", args=[campaign.pk, task.assignment_id]), follow=True
+    )
+    assert "needs no more answers" in response.content.decode()
+    held.refresh_from_db()
+    assert held.status == Assignment.Status.SKIPPED
+
+
 def test_a_scale_of_26_grades_renders_and_every_grade_can_be_chosen(client, annotator, bundle_data):
     bundle_data["name"] = "Wide scale"
     bundle_data["scale"] = [{"value": v, "label": f"G{v}"} for v in range(-16, 10)]
