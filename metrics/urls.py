@@ -1,6 +1,6 @@
 from django.urls import path
 
-from metrics.views import explorer, launch, quality
+from metrics.views import behaviour, explorer, launch, quality
 
 app_name = "metrics"
 
@@ -14,6 +14,7 @@ urlpatterns = [
         launch.report_download,
         name="launch_report",
     ),
+    path("campaigns/<int:campaign_id>/behaviour/", behaviour.behaviour, name="campaign_behaviour"),
     path("campaigns/<int:campaign_id>/queries/", explorer.explorer, name="query_explorer"),
     path("campaigns/<int:campaign_id>/queries/<int:query_id>/", launch.query_detail, name="query_drilldown"),
 ]

@@ -265,6 +265,12 @@ ROUTES = [
     ("GET", "/api/campaigns/{campaign_id}/export/qrels/", "reviewers, managers", "aggregated labels (qrels)"),
     (
         "GET",
+        "/api/campaigns/{campaign_id}/export/behaviour-qrels/",
+        "reviewers, managers",
+        "labels from behaviour (qrels)",
+    ),
+    (
+        "GET",
         "/api/campaigns/{campaign_id}/report/",
         "reviewers, managers",
         "launch report: metrics, GSB, decision (JSON, HTML, CSV, Markdown by Accept or ?format=)",
@@ -284,6 +290,12 @@ ROUTES = [
     ("POST", "/api/imports/{import_id}/confirm/", "managers", "create the campaign in the background"),
     ("POST", "/api/imports/{import_id}/cancel/", "managers", "cancel an import"),
     ("POST", "/api/imports/{import_id}/retry/", "managers", "retry an import whose worker stopped"),
+    (
+        "GET",
+        "/api/campaigns/{campaign_id}/behaviour/",
+        "reviewers, managers",
+        "what users did: online metrics, propensities, guardrails, judges against users",
+    ),
     ("GET", "/api/tasks/", "annotators", "your own tasks (?campaign=, ?status=, ?kind=)"),
     ("GET", "/api/tasks/{task_id}/", "annotators", "one of your tasks"),
     ("POST", "/api/tasks/{task_id}/judgment/", "annotators", "label your task (201, then 200 on change)"),
@@ -384,6 +396,12 @@ ROUTES = [
         "/metrics/campaigns/{campaign_id}/compare/{model}/report.{format}",
         "reviewers, managers",
         "launch report download (json, html, csv, summary.csv, md)",
+    ),
+    (
+        "GET",
+        "/metrics/campaigns/{campaign_id}/behaviour/",
+        "reviewers, managers",
+        "what users did: online metrics, position bias, judges against users, labels from behaviour",
     ),
     (
         "GET",
@@ -562,3 +580,40 @@ def threads_run(threads: list, timeout: float) -> None:
     for thread in threads:
         thread.join(timeout=timeout)
     assert not any(thread.is_alive() for thread in threads)
+
+
+def simulated_log_import(campaign, *, lists: int = 3000, seed: int = 0):
+    """A simulated interaction log of `campaign` (`simulate_interactions`), imported as a manager would."""
+    from annotation.services.interactions import interaction_log_import
+    from metrics.selectors.behaviour import simulated_interactions
+
+    rows = simulated_interactions(campaign=campaign, n_lists=lists, seed=seed)
+    lines = enumerate((json.dumps({k: v for k, v in row.items() if v is not None}) for row in rows), start=1)
+    return interaction_log_import(campaign=campaign, lines=lines, source="simulated.jsonl")
+
+
+def rotated_campaign():
+    """Six queries of ten documents: the online model ranks them d0..d9, the experimental one d1..d9, d0 (each
+    document one place apart: swaps that connect every position to the first); d_j graded 3 - j // 3, and
+    every side-by-side verdict Bad."""
+    queries = [f"q{q}" for q in range(6)]
+    bundle = {
+        "name": "Rotated",
+        "settings": {"overlap": 1, "gsb_overlap": 1, "pool_depth": 10, "min_queries": 1},
+        "models": [{"name": "online", "role": "online"}, {"name": "exp", "role": "experimental"}],
+        "queries": [
+            {"id": q, "text": f"query {q}", "segment": "head" if i < 3 else "tail"}
+            for i, q in enumerate(queries)
+        ],
+        "documents": [{"id": f"{q}-d{j}"} for q in queries for j in range(10)],
+        "rankings": [
+            {"model": model, "query": q, "documents": [f"{q}-d{(j + shift) % 10}" for j in range(10)]}
+            for q in queries
+            for model, shift in (("online", 0), ("exp", 1))
+        ],
+    }
+    campaign = campaign_import(bundle=parse_bundle(bundle, "rotated.json"))
+    judgments = [JudgmentRow(0, "ann", q, f"{q}-d{j}", 3 - j // 3) for q in queries for j in range(10)]
+    preferences = [PreferenceRow(0, "ann", q, "exp", "bad") for q in queries]
+    labels_import(campaign=campaign, judgments=judgments, preferences=preferences, source="test")
+    return campaign

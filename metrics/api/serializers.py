@@ -217,3 +217,9 @@ class ReportSerializer(ReportDecisionSerializer):
     exclusions = ExclusionsSerializer()
     reuse = ReuseSerializer()
     settings = ReportSettingsSerializer()
+    behaviour = serializers.JSONField(
+        allow_null=True,
+        help_text="What users did (null without interaction logs): online metrics per model, experimental − "
+        "online, propensities, guardrails, judges against users per query, labels from behaviour. "
+        "docs/interactions.md.",
+    )

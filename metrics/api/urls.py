@@ -17,6 +17,12 @@ urlpatterns = [
         views.QrelsExportView.as_view(),
         name="export_qrels",
     ),
+    path(
+        "campaigns/<int:campaign_id>/export/behaviour-qrels/",
+        views.BehaviourQrelsExportView.as_view(),
+        name="export_behaviour_qrels",
+    ),
     path("campaigns/<int:campaign_id>/report/", views.LaunchReportView.as_view(), name="report"),
+    path("campaigns/<int:campaign_id>/behaviour/", views.BehaviourView.as_view(), name="behaviour"),
     path("campaigns/<int:campaign_id>/decision/", views.DecisionView.as_view(), name="decision"),
 ]

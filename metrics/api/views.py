@@ -4,6 +4,7 @@ format of the download, the raw labels as JSONL and the aggregated labels as TRE
 import io
 import json
 
+import numpy as np
 from django.http import HttpResponse, StreamingHttpResponse
 from django.utils.http import content_disposition_header
 from drf_spectacular.types import OpenApiTypes
@@ -19,7 +20,8 @@ from annotation.api.views.campaigns import campaign_or_404
 from annotation.selectors.labels import campaign_labels_export
 from metrics.api.serializers import DecisionSerializer, ReportSerializer
 from metrics.reports import CONTENT_TYPES, REPORT_FORMATS, report_filename, report_render
-from metrics.reports.data import decision_summary
+from metrics.reports.data import behaviour_data, decision_summary
+from metrics.selectors.behaviour import behaviour_qrels_rows
 from metrics.selectors.evaluation_data import campaign_aggregated_labels
 from metrics.selectors.launch import launch_report_build
 from plumbing.routers import reads_from_replica, replica_stream
@@ -113,17 +115,46 @@ class QrelsExportView(APIView):
     )
     @reads_from_replica
     def get(self, request, campaign_id: int):
-        query = QrelsFilter(data=request.query_params)
-        query.is_valid(raise_exception=True)
         labels = campaign_aggregated_labels(campaign=campaign_or_404(campaign_id))
-        out = io.StringIO()
-        integer = query.validated_data.get("integer")
-        write_qrels(out, labels.query_ids, labels.document_ids, labels.grades, integer=integer)
-        response = HttpResponse(out.getvalue(), content_type="text/plain; charset=utf-8")
-        # The exact and the integer qrels are different files: their names differ too.
-        suffix = f"-{integer}" if integer else ""
-        response["Content-Disposition"] = f'attachment; filename="campaign-{campaign_id}{suffix}.qrels"'
-        return response
+        rows = (labels.query_ids, labels.document_ids, labels.grades)
+        return _qrels_response(request, rows, f"campaign-{campaign_id}")
+
+
+def _qrels_response(request, rows: tuple[np.ndarray, np.ndarray, np.ndarray], name: str) -> HttpResponse:
+    """(query ids, document ids, grades) as a qrels download, `?integer=` applied, named `name`.qrels."""
+    query = QrelsFilter(data=request.query_params)
+    query.is_valid(raise_exception=True)
+    out = io.StringIO()
+    integer = query.validated_data.get("integer")
+    query_ids, document_ids, grades = rows
+    write_qrels(out, query_ids, document_ids, grades, integer=integer)
+    response = HttpResponse(out.getvalue(), content_type="text/plain; charset=utf-8")
+    # The exact and the integer qrels are different files: their names differ too.
+    suffix = f"-{integer}" if integer else ""
+    response["Content-Disposition"] = f'attachment; filename="{name}{suffix}.qrels"'
+    return response
+
+
+class BehaviourQrelsExportView(APIView):
+    permission_classes = REVIEWER
+    renderer_classes = [PlainTextRenderer]
+
+    @extend_schema(
+        tags=["results"],
+        parameters=[QrelsFilter],
+        responses={
+            (200, "text/plain"): OpenApiResponse(
+                OpenApiTypes.STR,
+                description="`qid 0 docid grade`: each (query, document) pair of the interaction logs "
+                "graded by the furthest action users took with it (the campaign's `behaviour_grades`); empty "
+                "without logs.",
+            ),
+        },
+    )
+    @reads_from_replica
+    def get(self, request, campaign_id: int):
+        rows = behaviour_qrels_rows(campaign=campaign_or_404(campaign_id))
+        return _qrels_response(request, rows, f"campaign-{campaign_id}-behaviour")
 
 
 class ReportFilter(serializers.Serializer):
@@ -180,6 +211,23 @@ class LaunchReportView(APIView):
             filename = report_filename(report, format)
             response["Content-Disposition"] = content_disposition_header(True, filename)
         return response
+
+
+class BehaviourView(APIView):
+    permission_classes = REVIEWER
+
+    @extend_schema(
+        tags=["results"],
+        parameters=[ReportFilter],
+        responses={200: OpenApiResponse(description="The launch report's `behaviour` (null without logs).")},
+        description="What users did, as the Behaviour page shows it: online metrics per model with cluster "
+        "bootstrap intervals, experimental − online per metric, the propensity curves, the guardrails, "
+        "judges against users per query, and labels from behaviour with their agreement. The same object "
+        "as the JSON report's `behaviour`.",
+    )
+    @reads_from_replica
+    def get(self, request, campaign_id: int):
+        return Response({"behaviour": behaviour_data(_report(request, campaign_id).behaviour)})
 
 
 class DecisionView(APIView):

@@ -3,9 +3,13 @@ and the pages read."""
 
 import math
 
+from metrics.compute.correlation import Correlation
 from metrics.compute.decision import Decision
 from metrics.compute.gsb import GSBSummary
+from metrics.compute.interactions.behaviour import GradeAgreement
+from metrics.compute.interactions.propensity import PropensityCurve
 from metrics.compute.significance import PairedComparison
+from metrics.selectors.behaviour import CampaignBehaviour, QueryPoint
 from metrics.selectors.diversity import lower_is_better
 from metrics.selectors.evaluation_data import AggregationFit
 from metrics.selectors.launch import Comparison, Coverage, LaunchReport
@@ -173,6 +177,7 @@ def report_data(report: LaunchReport) -> dict:
         "reuse": report.reuse.as_dict(),
         "reviews": report.reviews.as_dict(),
         "settings": report.settings,
+        "behaviour": behaviour_data(report.behaviour),
     }
 
 
@@ -230,4 +235,148 @@ def chart_data(report: LaunchReport) -> dict:
         "gsb": comparison and gsb_data(comparison.gsb),
         "primary_measure": report.primary_measure,
         "deltas": [number(delta) for delta in comparison.primary_deltas.tolist()] if comparison else [],
+    }
+
+
+# --- What users did ---------------------------------------------------------------------------------
+
+
+def _curve(curve: PropensityCurve) -> dict:
+    data = {
+        "propensity": [number(value) for value in curve.propensity],
+        "ci95_low": [number(value) for value in curve.ci_low],
+        "ci95_high": [number(value) for value in curve.ci_high],
+        "evidence": curve.evidence.tolist(),
+    }
+    if curve.converged is not None:
+        data["converged"] = curve.converged
+    return data
+
+
+def _correlation(correlation: Correlation) -> dict:
+    return {"value": number(correlation.value), "ci95": interval(correlation.ci_low, correlation.ci_high)}
+
+
+def _point(point: QueryPoint) -> dict:
+    return {
+        "query_pk": point.pk,
+        "query": point.external_id,
+        "text": point.text,
+        "offline_delta": number(point.offline_delta),
+        "online_delta": number(point.online_delta),
+    }
+
+
+def _grade_agreement(agreement: GradeAgreement) -> dict:
+    kappa = agreement.kappa
+    return {
+        "pairs": agreement.n_pairs,
+        "weighted_kappa": {"value": number(kappa.value), "ci95": interval(kappa.ci_low, kappa.ci_high)},
+        "spearman": _correlation(agreement.spearman),
+    }
+
+
+def decision_uses(behaviour: CampaignBehaviour) -> str:
+    """Which online figures the decision reads, in a sentence."""
+    rules = behaviour.guardrails_setting or "none"
+    if behaviour.propensity_method:
+        weights = (
+            f"IPS metrics weight each click by 1/θ of its position from {behaviour.propensity_method}, "
+            f"clipped at {behaviour.max_weight:g}; SNIPS divides by the weights' expected sum."
+        )
+    else:
+        weights = "No propensity reaches every position: there are no IPS metrics, only naive ones."
+    return f"The decision reads the campaign's guardrails ({rules}). {weights}"
+
+
+def behaviour_data(behaviour: CampaignBehaviour | None) -> dict | None:
+    if behaviour is None:
+        return None
+    measures = behaviour.measures
+    return {
+        "logs": behaviour.n_logs,
+        "impressions": behaviour.n_impressions,
+        "lists": behaviour.n_lists,
+        "clicks": behaviour.n_clicks,
+        "cluster_by": behaviour.cluster_by.value,
+        "k": behaviour.k,
+        "decision_uses": decision_uses(behaviour),
+        "online_metrics": list(behaviour.models[0].metrics.estimates) if behaviour.models else [],
+        "propensity": {
+            "used": behaviour.propensity_method or None,
+            "max_weight": behaviour.max_weight,
+            "positions": behaviour.harvesting.position.tolist(),
+            "intervention_harvesting": _curve(behaviour.harvesting),
+            "position_based_em": _curve(behaviour.em),
+        },
+        "models": {
+            model.name: {
+                "role": model.role,
+                "lists": model.metrics.n_lists,
+                "impressions": model.metrics.n_impressions,
+                "clicks": model.metrics.n_clicks,
+                "metrics": {
+                    name: {
+                        "value": number(estimate.value),
+                        "ci95": interval(estimate.ci_low, estimate.ci_high),
+                    }
+                    for name, estimate in model.metrics.estimates.items()
+                },
+            }
+            for model in behaviour.models
+        },
+        "comparisons": {
+            name: {
+                "differences": {
+                    metric: delta_data(difference.comparison) if difference.comparison else None
+                    for metric, difference in comparison.differences.items()
+                },
+                "offline_online": {
+                    "offline_measure": comparison.offline_measure,
+                    "online_metric": comparison.online_metric,
+                    "queries": len(comparison.points),
+                    "spearman": _correlation(comparison.agreement.correlation)
+                    if comparison.agreement
+                    else None,
+                    "agree": comparison.agreement.agree if comparison.agreement else 0,
+                    "judges_only": [_point(point) for point in comparison.judges_only],
+                    "users_only": [_point(point) for point in comparison.users_only],
+                    "points": [_point(point) for point in comparison.points],
+                },
+                "guardrails": [
+                    {
+                        "rule": outcome.guardrail.rule,
+                        "status": outcome.status.value,
+                        "observed": number(outcome.observed),
+                        "reason": outcome.reason,
+                    }
+                    for outcome in comparison.guardrails
+                ],
+            }
+            for name, comparison in behaviour.comparisons.items()
+        },
+        "labels": {
+            "grades": behaviour.grades_setting,
+            "pairs": int(behaviour.qrels.grade.size),
+            "queries": measures.behaviour_queries,
+            "measures": {
+                measure: {
+                    model: {
+                        "human": number(measures.human[model][measure]),
+                        "behaviour": number(measures.behaviour[model][measure]),
+                    }
+                    for model in measures.human
+                }
+                for measure in measures.measures
+            },
+            "agreement": None
+            if behaviour.agreement is None
+            else {
+                "overall": _grade_agreement(behaviour.agreement.overall),
+                "by_segment": {
+                    segment: _grade_agreement(figure)
+                    for segment, figure in behaviour.agreement.by_segment.items()
+                },
+            },
+        },
     }

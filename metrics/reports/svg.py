@@ -13,9 +13,12 @@ SCORE, WHISKER, AXIS, GRID, MUTED = (PALETTE[name] for name in ("score", "whiske
 FONT = f'font-family="system-ui, sans-serif" font-size="12" fill="{PALETTE["ink"]}"'
 
 
-def _svg(width: int, height: int, body: list[str], label: str) -> str:
+def _svg(width: int, height: int, body: list[str], label: str, *, grow: bool = True) -> str:
+    """An SVG as wide as its container, or (`grow` False) at most its own width: a small chart's text
+    would otherwise swell with a wide page."""
+    size = 'width="100%"' if grow else f'width="100%" style="max-width: {width}px"'
     return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="100%" '
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" {size} '
         f'role="img" aria-label="{escape(label)}" {FONT}>' + "".join(body) + "</svg>"
     )
 
@@ -145,3 +148,82 @@ def histogram_chart(deltas: np.ndarray, measure: str, bins: int = 21) -> str:
     )
     body.append(_text(left + plot_width / 2, height - 6, f"Δ {measure} per query (experimental − online)"))
     return _svg(width, height, body, f"Histogram of per-query {measure} differences")
+
+
+def propensity_chart(data: dict) -> str:
+    """θ_k / θ_1 per position: intervention harvesting with its 95% interval, EM beside it (scale 0..1)."""
+    width, height, left, bottom, top = 520, 240, 44, 40, 14
+    plot_width, plot_height = width - left - 14, height - bottom - top
+    positions = data["positions"]
+    step = plot_width / max(len(positions), 1)
+    body = []
+    for tick in np.linspace(0, 1, 6):
+        y = top + plot_height * (1 - tick)
+        body.append(f'<line x1="{left}" x2="{width - 14}" y1="{y:.1f}" y2="{y:.1f}" stroke="{GRID}"/>')
+        body.append(_text(left - 6, y + 4, f"{tick:.1f}", "end"))
+
+    def place(value: float) -> float:
+        return top + plot_height * (1 - min(max(value, 0.0), 1.0))
+
+    for i, position in enumerate(positions):
+        body.append(_text(left + step * (i + 0.5), height - bottom + 16, str(position)))
+    for series, color, offset in (
+        ("intervention_harvesting", MODEL_COLORS[0], -3),
+        ("position_based_em", MODEL_COLORS[1], 3),
+    ):
+        curve = data[series]
+        points = []
+        for i, position in enumerate(positions):
+            x = left + step * (i + 0.5) + offset
+            value, low, high = curve["propensity"][i], curve["ci95_low"][i], curve["ci95_high"][i]
+            if value is None:
+                continue
+            points.append(f"{x:.1f},{place(value):.1f}")
+            if low is not None and high is not None:
+                body.append(
+                    f'<path d="M{x:.1f} {place(high):.1f}V{place(low):.1f}" stroke="{WHISKER}" fill="none"/>'
+                )
+            body.append(
+                f'<circle cx="{x:.1f}" cy="{place(value):.1f}" r="3.5" fill="{color}">'
+                f"<title>{escape(series)} position {position}: {value:.3f}</title></circle>"
+            )
+        if points:
+            body.append(f'<polyline points="{" ".join(points)}" fill="none" stroke="{color}"/>')
+    body.append(_text(left + plot_width / 2, height - 6, "position", extra=f'fill="{MUTED}"'))
+    return _svg(
+        width, height, body, "Examination propensity per position, relative to position 1", grow=False
+    )
+
+
+def offline_online_chart(points: list[dict], offline: str, online: str) -> str:
+    """Per query, Δ offline (x) against Δ online (y), both experimental − online, on symmetric axes."""
+    width, height, margin = 420, 320, 46
+    size_x, size_y = width - 2 * margin, height - 2 * margin
+    xs = [point["offline_delta"] for point in points if point["offline_delta"] is not None]
+    ys = [point["online_delta"] for point in points if point["online_delta"] is not None]
+    reach_x = max([abs(value) for value in xs] + [1e-6]) * 1.1
+    reach_y = max([abs(value) for value in ys] + [1e-6]) * 1.1
+    cx, cy = margin + size_x / 2, margin + size_y / 2
+    body = [
+        f'<line x1="{margin}" x2="{width - margin}" y1="{cy:.1f}" y2="{cy:.1f}" stroke="{AXIS}"/>',
+        f'<line x1="{cx:.1f}" x2="{cx:.1f}" y1="{margin}" y2="{height - margin}" stroke="{AXIS}"/>',
+        _text(width - margin, cy - 6, f"+{reach_x:.2f}", "end", f'fill="{MUTED}"'),
+        _text(margin, cy - 6, f"−{reach_x:.2f}", "start", f'fill="{MUTED}"'),
+        _text(cx + 4, margin + 10, f"+{reach_y:.3f}", "start", f'fill="{MUTED}"'),
+        _text(cx + 4, height - margin - 4, f"−{reach_y:.3f}", "start", f'fill="{MUTED}"'),
+        _text(width / 2, height - 12, f"Δ {offline} (judges)"),
+        _text(14, height / 2, f"Δ {online} (users)", extra=f'transform="rotate(-90 14 {height / 2:.1f})"'),
+    ]
+    for point in points:
+        if point["offline_delta"] is None or point["online_delta"] is None:
+            continue
+        x = cx + point["offline_delta"] / reach_x * size_x / 2
+        y = cy - point["online_delta"] / reach_y * size_y / 2
+        disagree = point["offline_delta"] * point["online_delta"] < 0
+        color = MODEL_COLORS[1] if disagree else MODEL_COLORS[0]
+        body.append(
+            f'<circle cx="{x:.1f}" cy="{y:.1f}" r="4" fill="{color}" fill-opacity="0.8">'
+            f"<title>{escape(point['query'])}: Δ {escape(offline)} {point['offline_delta']:+.3f}, "
+            f"Δ {escape(online)} {point['online_delta']:+.4f}</title></circle>"
+        )
+    return _svg(width, height, body, f"Per query: Δ {offline} against Δ {online}", grow=False)

@@ -61,6 +61,31 @@ def _csv_metadata(data: dict) -> list[tuple[str, object]]:
     rows += [("exclusions.left_out", " ".join(data["exclusions"]["left_out"]))]
     rows += [(f"reuse.{key}", value) for key, value in data["reuse"].items()]
     rows += [(f"reviews.{key}", value) for key, value in data["reviews"].items()]
+    return rows + _csv_behaviour(data["behaviour"])
+
+
+def _csv_behaviour(behaviour: dict | None) -> list[tuple[str, object]]:
+    """What users did, as the JSON report's paths: the logs, the propensity the IPS metrics use, and per
+    experimental model each online difference, each guardrail and the judges' agreement with users."""
+    if behaviour is None:
+        return [("behaviour", None)]
+    rows: list[tuple[str, object]] = [
+        (f"behaviour.{key}", behaviour[key])
+        for key in ("logs", "impressions", "lists", "clicks", "cluster_by")
+    ]
+    rows += [("behaviour.propensity.used", behaviour["propensity"]["used"])]
+    for name, comparison in behaviour["comparisons"].items():
+        prefix = f"behaviour.comparisons.{_csv_text(name)}"
+        for metric, delta in comparison["differences"].items():
+            rows += [(f"{prefix}.differences.{metric}.mean", delta and delta["mean"])]
+            rows += [(f"{prefix}.differences.{metric}.ci95_low", delta and delta["ci95"][0])]
+            rows += [(f"{prefix}.differences.{metric}.ci95_high", delta and delta["ci95"][1])]
+        for index, outcome in enumerate(comparison["guardrails"]):
+            rows += [
+                (f"{prefix}.guardrails.{index}.{key}", outcome[key]) for key in ("rule", "status", "observed")
+            ]
+        spearman = comparison["offline_online"]["spearman"]
+        rows += [(f"{prefix}.offline_online.spearman", spearman and spearman["value"])]
     return rows
 
 

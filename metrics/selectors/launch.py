@@ -27,6 +27,12 @@ from metrics.compute.gsb import GSBSummary, gsb_by_segment, gsb_summary, model_v
 from metrics.compute.guardrails import evaluate_guardrails
 from metrics.compute.labels import columns_sha256, overridden_labels
 from metrics.compute.significance import PairedComparison
+from metrics.selectors.behaviour import (
+    CampaignBehaviour,
+    ImpressionData,
+    campaign_behaviour,
+    campaign_impressions,
+)
 from metrics.selectors.diversity import diversity_guardrails
 from metrics.selectors.evaluation_data import (
     AggregationFit,
@@ -40,6 +46,7 @@ from metrics.selectors.scores import (
     ModelScores,
     campaign_measures,
     measure_deltas,
+    ranking_settings,
     scores_of_models,
 )
 from plumbing.threads import started
@@ -141,6 +148,7 @@ class LaunchReport:
     reuse: ReuseSummary  # labels taken from earlier campaigns of the standard
     reviews: ReviewSummary
     with_excluded: bool = False
+    behaviour: CampaignBehaviour | None = None  # what users did, when the campaign has interaction logs
 
     @property
     def excluded(self) -> list[str]:
@@ -297,9 +305,11 @@ def launch_report_later(
         if agreement
         else None
     )
+    impressions = campaign_impressions(campaign=campaign, queries=data.queries, models=data.models)
     return started(
         _launch_report,
         data,
+        impressions,
         model,
         n_resamples,
         n_bootstrap,
@@ -312,6 +322,7 @@ def launch_report_later(
 
 def _launch_report(
     data: CampaignEvaluationData,
+    impressions: ImpressionData | None,
     model: str | None,
     n_resamples: int,
     n_bootstrap: int,
@@ -339,6 +350,17 @@ def _launch_report(
     work = _work_coverage(data)
     guardrails = diversity_guardrails(campaign)
     fingerprint = _label_fingerprint(data)
+    behaviour = None
+    if impressions is not None:
+        behaviour = campaign_behaviour(
+            data=data,
+            impressions=impressions,
+            human_per_query={scores.name: scores.per_query for scores in models},
+            evaluated=layout.evaluated,
+            grades=scored.grades,
+            primary=primary,
+            settings=ranking_settings(campaign),
+        )
     comparisons = {}
     for index, scores in enumerate(models):
         if scores.is_online or online is None:
@@ -369,7 +391,14 @@ def _launch_report(
                     gsb=gsb,
                     deltas=deltas,
                     coverage=work,
-                    guardrails=evaluate_guardrails(guardrails, deltas),
+                    guardrails=[
+                        *evaluate_guardrails(guardrails, deltas),
+                        *(
+                            behaviour.comparisons[scores.name].guardrails
+                            if behaviour and scores.name in behaviour.comparisons
+                            else ()
+                        ),
+                    ],
                 ),
                 fingerprint.labels,
             ),
@@ -408,6 +437,7 @@ def _launch_report(
         reuse=reuse,
         reviews=_review_summary(data),
         with_excluded=with_excluded,
+        behaviour=behaviour,
     )
 
 

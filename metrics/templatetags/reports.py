@@ -61,3 +61,12 @@ def percent(value: float) -> str:
 def md_cell(text: object) -> str:
     """Text that cannot end a Markdown table cell or line."""
     return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+@register.filter
+def get_item(container, key):
+    """`container[key]`: a dict's value by a variable key, or a list's item by index; None when absent."""
+    try:
+        return container[key]
+    except (KeyError, IndexError, TypeError):
+        return None

@@ -65,8 +65,10 @@ def test_json_has_the_agreed_shape(worked):
             "exclusions",
             "reuse",
             "reviews",
+            "behaviour",  # null without interaction logs
         ),
     }
+    assert data["behaviour"] is None
     assert data["decision"] == "no_launch"
     assert data["reasons"] and all(isinstance(reason, str) for reason in data["reasons"])
     assert data["models"]["online"]["role"] == "online"
