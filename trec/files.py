@@ -597,7 +597,7 @@ def _split_any(
 
 
 def _token_bytes(view: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """The tokens at `starts` as an `S` array, padded with NUL to the longest; `view` is `words()` of the
+    """The tokens at `starts` as an `S` array, padded with NUL to whole words; `view` is `words()` of the
     buffer, which extends past every token. Each token is gathered as whole 8-byte words, masked."""
     width = int(lengths.max()) if lengths.size else 1
     n_words = -(-width // 8)
@@ -605,10 +605,8 @@ def _token_bytes(view: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> n
     for word in range(n_words):
         kept = np.clip(lengths - 8 * word, 0, 8)
         np.bitwise_and(view[starts + 8 * word], _KEEP_BYTES[kept], out=matrix[:, word])
-    padded = matrix.view(np.uint8).reshape(starts.size, 8 * n_words)
-    if width < 8 * n_words:
-        padded = np.ascontiguousarray(padded[:, :width])
-    return padded.view(f"S{width}").ravel()
+    # Whole words, NUL-padded: S16 holds a 13-byte id as S13 would, without a copy to trim it.
+    return matrix.view(f"S{8 * n_words}").ravel()
 
 
 def _numbers(tail, view, starts, lengths, lines, path: str, name: str) -> np.ndarray:
