@@ -1,5 +1,8 @@
 """An annotator works through a campaign by keyboard alone; the database holds exactly what was pressed."""
 
+import shutil
+from pathlib import Path
+
 import pytest
 from django.contrib.auth.models import Group
 
@@ -10,6 +13,7 @@ from annotation.services.campaigns import campaign_import
 pytestmark = pytest.mark.browser
 
 MODEL_NAMES = ("ranker-prod-v7", "ranker-cand-x", "ranker-cand-y")
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 LOREM = (
     "Compare fares from dozens of airlines and travel agencies in one search. Prices shown include taxes "
     "and fees for one adult in economy.\nFlexible dates help: midweek departures are often cheaper."
@@ -103,7 +107,7 @@ def test_annotator_works_by_keyboard(transactional_db, browser_page, screenshot_
     page.goto("/login/")
     page.fill("#id_username", "kim")
     page.fill("#id_password", "kim-secret-pw")
-    page.click("button[type=submit]")
+    page.click("main button[type=submit]")
     page.get_by_role("link", name="Start").click()
     sources = []
 
@@ -168,3 +172,35 @@ def test_annotator_works_by_keyboard(transactional_db, browser_page, screenshot_
     for source in sources:
         assert not any(name in source for name in MODEL_NAMES)
         assert "experimental" not in source and "online" not in source
+
+
+def test_side_by_side_on_a_phone_keeps_the_verdict_in_reach(
+    transactional_db, browser_page, screenshot_dir, make_user
+):
+    Group.objects.get_or_create(name="annotator")
+    data = {**BUNDLE, "settings": {**BUNDLE["settings"], "task_order": "side_by_side_first"}}
+    data["rankings"] = [{**r, "documents": list(r["documents"])} for r in BUNDLE["rankings"]]
+    campaign_import(bundle=parse_bundle(data, "phone.json"))
+    make_user("pia", "annotator", password="pia-secret-pw")
+    page = browser_page
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto("/login/")
+    page.fill("#id_username", "pia")
+    page.fill("#id_password", "pia-secret-pw")
+    page.click("main button[type=submit]")
+    page.get_by_role("link", name="Start").click()
+    page.wait_for_selector(".wb-verdict")
+    heads = page.locator(".wb-list-head").all_inner_texts()
+    assert [head.lower() for head in heads] == ["top", "bottom"]  # stacked: no "Left" or "Right" on screen
+    verdicts = [text.strip() for text in page.locator(".wb-verdict").all_inner_texts()]
+    assert verdicts == ["Top better", "Same", "Bottom better"]
+    for y in (0, 1500, 100_000):  # the top of the page, the middle of the lists, the end
+        page.evaluate(f"window.scrollTo(0, {y})")
+        box = page.locator(".wb-verdicts").bounding_box()
+        assert box and box["y"] >= 0 and box["y"] + box["height"] <= 844, (y, box)
+    page.evaluate("window.scrollTo(0, 900)")
+    page.screenshot(path=screenshot_dir / "side_by_side_phone.png")
+    shutil.copy(screenshot_dir / "side_by_side_phone.png", DOCS / "side_by_side_phone.png")
+    page.locator(".wb-verdict", has_text="Bottom better").click()
+    page.wait_for_selector(".wb-verdict, .wb-grade, .wb-done")
+    assert Preference.objects.count() == 1
