@@ -1,23 +1,28 @@
-"""Time `import_campaign --run` on a 1,000,000-line TREC run against PostgreSQL's own COPY of the same rows.
+"""Time `import_campaign --run` on two different TREC runs against PostgreSQL's own COPY of the same rows.
 
-    flock /tmp/bench.lock .venv/bin/python bench/import_run.py [--queries 10000] [--depth 100]
+    flock /tmp/bench.lock .venv/bin/python bench/import_run.py [--queries 10000] [--depth 100] [--repeat 3]
+        [--loaded]
 
 Creates and drops its own database (judgeboard_bench_import) on BENCH_PG's server. The peer, measured in
 the same run, is `COPY` of the run's rows into a bare table: the floor for getting a million rows into
 PostgreSQL. The ratio says what start-up, validation, id mapping, pooling and constraints cost on top.
 Memory is the import process's peak RSS less that of the same command only starting (`--help`), over the
-size of the runs it reads.
+size of the runs it reads. Each of --repeat rounds imports into a new database, then copies; the medians are
+printed. With --loaded another process keeps one core busy throughout (`bench/busy.py`).
 """
 
 import argparse
 import json
 import os
 import random
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from busy import load_average, other_core_busy
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVER = os.environ.get("BENCH_PG", "postgres://postgres@127.0.0.1:5432")
@@ -33,8 +38,8 @@ def psql(sql: str, database: str = "postgres") -> str:
     ).stdout
 
 
-def write_inputs(folder: Path, queries: int, depth: int) -> tuple[Path, Path]:
-    rng = random.Random(7)
+def write_inputs(folder: Path, queries: int, depth: int) -> tuple[Path, list[Path]]:
+    """The bundle and two different runs over the same queries (each model ranks its own documents)."""
     documents = queries * 20  # runs share documents across queries, as real ones do
     bundle = {
         "name": "bench import",
@@ -45,12 +50,20 @@ def write_inputs(folder: Path, queries: int, depth: int) -> tuple[Path, Path]:
     }
     bundle_path = folder / "bundle.json"
     bundle_path.write_text(json.dumps(bundle))
-    run_path = folder / "run.trec"
-    with run_path.open("w") as out:
-        for q in range(queries):
-            for rank, doc in enumerate(rng.sample(range(documents), depth), start=1):
-                out.write(f"q{q} Q0 doc{doc} {rank} {1000 - rank:.4f} bench\n")
-    return bundle_path, run_path
+    runs = []
+    for seed, model in ((7, "online"), (8, "exp")):
+        rng = random.Random(seed)
+        run_path = folder / f"{model}.trec"
+        with run_path.open("w") as out:
+            for q in range(queries):
+                for rank, doc in enumerate(rng.sample(range(documents), depth), start=1):
+                    out.write(f"q{q} Q0 doc{doc} {rank} {1000 - rank:.4f} {model}\n")
+        runs.append(run_path)
+    return bundle_path, runs
+
+
+def listed(values: list[float]) -> str:
+    return ", ".join(f"{value:.2f}" for value in values)
 
 
 def timed(command: list[str], env: dict) -> tuple[float, int]:
@@ -72,51 +85,50 @@ def main() -> None:
     )
     parser.add_argument("--queries", type=int, default=10_000)
     parser.add_argument("--depth", type=int, default=100)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--loaded", action="store_true", help="keep one core busy while measuring")
     args = parser.parse_args()
     env = {**os.environ, "DATABASE_URL": f"{SERVER}/{DATABASE}", "DEBUG": "1"}
-    psql(f"DROP DATABASE IF EXISTS {DATABASE}")
-    psql(f"CREATE DATABASE {DATABASE}")
-    try:
-        subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
-        with tempfile.TemporaryDirectory() as tmp:
-            bundle, run = write_inputs(Path(tmp), args.queries, args.depth)
-            size = run.stat().st_size
-            lines = args.queries * args.depth
-            _, idle_rss = timed([sys.executable, "manage.py", "import_campaign", "--help"], env)
-            ours, ours_rss = timed(
-                [
-                    sys.executable,
-                    "manage.py",
-                    "import_campaign",
-                    str(bundle),
-                    "--run",
-                    f"online={run}",
-                    "--run",
-                    f"exp={run}",
-                ],
-                env,
-            )
-            # Each list holds its documents' ids as 8-byte integers.
-            rows = int(psql("SELECT sum(octet_length(documents)) / 8 FROM annotation_ranking", DATABASE))
-            assert rows == 2 * lines, f"expected {2 * lines} ranking rows, found {rows}"
-            psql(
-                "CREATE TABLE bare_run (qid text, q0 text, docid text, rank int, score float8, tag text)",
-                DATABASE,
-            )
-            copy = f"\\copy bare_run FROM '{run}' WITH (FORMAT text, DELIMITER ' ')"
-            # Our import reads and writes the run twice (two models): two COPYs.
-            peer = sum(timed(["psql", f"{SERVER}/{DATABASE}", "-q", "-c", copy], env)[0] for _ in range(2))
-    finally:
-        psql(f"DROP DATABASE IF EXISTS {DATABASE} WITH (FORCE)")
-    print(f"run lines per model: {lines:,}; ranking rows written: {rows:,}")
-    print(f"import_campaign --run x2: {ours:.2f} s")
-    print(f"psql COPY of the same rows x2: {peer:.2f} s")
-    print(f"ratio (ours / COPY): {ours / peer:.1f}")
-    own = ours_rss - idle_rss
-    print(f"run file: {size / 2**20:.0f} MiB, read twice; import peak RSS {ours_rss / 2**20:.0f} MiB")
+    lines = args.queries * args.depth
+    ours, peers, peaks = [], [], []
+    with tempfile.TemporaryDirectory() as tmp, other_core_busy(args.loaded):
+        bundle, runs = write_inputs(Path(tmp), args.queries, args.depth)
+        size = sum(run.stat().st_size for run in runs)
+        _, idle_rss = timed([sys.executable, "manage.py", "import_campaign", "--help"], env)
+        for _ in range(args.repeat):
+            psql(f"DROP DATABASE IF EXISTS {DATABASE} WITH (FORCE)")
+            psql(f"CREATE DATABASE {DATABASE}")
+            try:
+                subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
+                command = [sys.executable, "manage.py", "import_campaign", str(bundle)]
+                seconds, rss = timed([*command, "--run", f"online={runs[0]}", "--run", f"exp={runs[1]}"], env)
+                ours.append(seconds)
+                peaks.append(rss)
+                # Each list holds its documents' ids as 8-byte integers.
+                rows = int(psql("SELECT sum(octet_length(documents)) / 8 FROM annotation_ranking", DATABASE))
+                assert rows == 2 * lines, f"expected {2 * lines} ranking rows, found {rows}"
+                psql(
+                    "CREATE TABLE bare_run (qid text, q0 text, docid text, rank int, score float8, tag text)",
+                    DATABASE,
+                )
+                copies = [f"\\copy bare_run FROM '{run}' WITH (FORMAT text, DELIMITER ' ')" for run in runs]
+                peers.append(
+                    sum(timed(["psql", f"{SERVER}/{DATABASE}", "-q", "-c", c], env)[0] for c in copies)
+                )
+            finally:
+                psql(f"DROP DATABASE IF EXISTS {DATABASE} WITH (FORCE)")
+        load = load_average()
+    ratios = [mine / peer for mine, peer in zip(ours, peers, strict=True)]
+    print(f"{'loaded: one core kept busy' if args.loaded else 'quiet'}; {load}")
+    print(f"run lines per model: {lines:,} (two different runs); ranking rows written: {rows:,}")
+    for name, values in (("import_campaign, both runs", ours), ("psql COPY of the same rows", peers)):
+        print(f"{name}: median {statistics.median(values):.2f} s of {listed(values)}")
+    print(f"ratio (ours / COPY): median {statistics.median(ratios):.2f} of {listed(ratios)}")
+    own = max(peaks) - idle_rss
+    print(f"runs: {size / 2**20:.0f} MiB; import peak RSS {max(peaks) / 2**20:.0f} MiB")
     print(
         f"  less start-up alone ({idle_rss / 2**20:.0f} MiB): {own / 2**20:.0f} MiB, "
-        f"{own / (2 * size):.2f}x the runs read ({own / size:.2f}x one file)"
+        f"{own / size:.2f}x the runs read"
     )
 
 
