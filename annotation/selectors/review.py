@@ -10,6 +10,7 @@ from django.db.models import Case, Count, F, Max, Min, Q, QuerySet, When
 from django.utils import timezone
 
 from annotation.disputes import grade_dispute, queue_rank, verdict_dispute
+from annotation.list_changes import Move, list_changes
 from annotation.models import (
     Adjudication,
     Campaign,
@@ -316,11 +317,16 @@ class ReviewTask:
     experimental_list: list[DocumentView] | None = None
 
     @property
-    def lists(self) -> list[tuple[str, str, list[DocumentView]]]:
-        """Side by side: (model name, role, top documents) of the online, then the experimental model."""
+    def lists(self) -> list[tuple[str, str, list[tuple[DocumentView, Move]]]]:
+        """Side by side: (model name, role, top documents each with what changed) of the online model (kept
+        or left), then the experimental one (up, down, new, or the same) against the online list."""
+        online, experimental = self.online_list or [], self.experimental_list or []
+        moves, kept = list_changes(
+            [doc.external_id for doc in online], [doc.external_id for doc in experimental]
+        )
         return [
-            (self.online_model, "online", self.online_list or []),
-            (self.experimental_model, "experimental", self.experimental_list or []),
+            (self.online_model, "online", list(zip(online, kept, strict=True))),
+            (self.experimental_model, "experimental", list(zip(experimental, moves, strict=True))),
         ]
 
 

@@ -1,9 +1,10 @@
 """Read for one query of a launch review: every model's ranking with labels, grades and measures."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
+from annotation.list_changes import Move, rank_move
 from annotation.models import Campaign, Document, Query
 from annotation.selectors.rankings import ranked_entries
 from metrics.compute.ranking import evaluate_ranked
@@ -24,6 +25,7 @@ class RankedDocument:
     label: float | None  # aggregated
     grades: list[int]  # every annotator's grade
     online_rank: int | None  # where the online model ranked it
+    move: Move | None = None  # against the online list (None for the online model itself)
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,8 @@ class ModelRanking:
     scores: dict[str, float]
     verdicts: VerdictCounts | None  # experimental models
     identical: bool
+    dropped: list[tuple[int, str]] = field(default_factory=list)  # (online rank, id) of the online
+    # list's documents this model does not rank
 
 
 @dataclass(frozen=True)
@@ -117,8 +121,16 @@ def query_drilldown(*, campaign: Campaign, query_pk: int) -> QueryDrilldown:
                         label=None if np.isnan(label_of.get(document, np.nan)) else float(label_of[document]),
                         grades=sorted(raw.get(document, [])),
                         online_rank=online_rank.get(document),
+                        move=None if model.is_online else rank_move(online_rank.get(document), rank),
                     )
                     for rank, document in ranked
+                ],
+                dropped=[]
+                if model.is_online
+                else [
+                    (rank, documents[document][0])
+                    for document, rank in online_rank.items()
+                    if document not in {listed for _, listed in ranked}
                 ],
                 scores={name: float(values[0]) for name, values in scores.items()},
                 verdicts=verdicts,

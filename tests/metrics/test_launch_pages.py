@@ -4,17 +4,19 @@ import json
 import re
 
 import pytest
+from django.contrib.auth.models import User
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from annotation.bundle import JudgmentRow, PreferenceRow, parse_bundle
-from annotation.models import Query
+from annotation.models import Query, SideBySideTask
+from annotation.services.assignment import task_next, task_skip
 from annotation.services.campaigns import campaign_import
 from annotation.services.label_import import labels_import
 from metrics.selectors.drilldown import VerdictCounts
 from metrics.selectors.launch import launch_report_build
-from tests.factories import launch_page_urls, worked_campaign
+from tests.factories import SMALL_BUNDLE, launch_page_urls, worked_campaign
 
 
 @pytest.fixture
@@ -126,6 +128,43 @@ def test_drilldown_shows_both_rankings_with_aggregated_labels(client, worked, ma
     assert exp.verdicts == VerdictCounts(good=1, same=0, bad=0)
     page = response.content.decode()
     assert "grade-high" in page and "online #3" in page
+    # What changed against the online list: c up one, b down one, f up two, d down two; none entered or left.
+    assert [(d.move.change, d.move.by) for d in exp.documents] == [
+        ("same", 0), ("up", 1), ("down", 1), ("up", 2), ("same", 0), ("down", 2)
+    ]  # fmt: skip
+    assert all(d.move is None for d in online.documents) and exp.dropped == []
+    assert 'class="list-change up"' in page and 'class="list-change down"' in page
+
+
+def test_the_side_by_side_review_marks_what_changed_and_the_workbench_never_does(client, make_user, db):
+    data = json.loads(json.dumps(SMALL_BUNDLE))
+    data["rankings"] = [
+        {"model": "online", "query": "q1", "documents": ["d1", "d2", "d3"]},
+        {"model": "exp", "query": "q1", "documents": ["d3", "d1", "d5"]},
+    ]
+    data["settings"]["gsb_depth"] = 3
+    campaign = campaign_import(bundle=parse_bundle(data, "changes.json"))
+    task = SideBySideTask.objects.get(campaign=campaign, query__external_id="q1")
+    client.force_login(make_user("rev", "reviewer"))
+    review = client.get(reverse("annotation:review_side_by_side", args=[task.pk]))
+    (_, _, online), (_, _, exp) = review.context["review"].lists
+    assert [(doc.external_id, move.change) for doc, move in exp] == [
+        ("d3", "up"),
+        ("d1", "down"),
+        ("d5", "new"),
+    ]
+    assert [(doc.external_id, move.change) for doc, move in online] == [
+        ("d1", "down"),
+        ("d2", "left"),
+        ("d3", "up"),
+    ]
+    page = review.content.decode()
+    assert page.count('class="list-change') == 6 and "dropped" in page  # every document moved
+    client.force_login(make_user("ann", "annotator"))
+    while (lease := task_next(annotator=User.objects.get(username="ann"), campaign=campaign)) is not None:
+        work = client.get(reverse("annotation:task", args=[campaign.pk, lease.pk])).content.decode()
+        assert "list-change" not in work and "dropped" not in work  # annotators judge the lists blind
+        task_skip(annotator=lease.annotator, assignment=lease, reason="cant_load")
 
 
 def sized_campaign(n_queries: int):
