@@ -105,13 +105,19 @@
     line.hidden = !text;
   };
 
+  const markingEnds = (text) => {
+    const pending = document.querySelector(".wb-result.wb-marking");
+    if (pending) pending.classList.remove("wb-marking");
+    view.marking = null;
+    say(text);
+  };
+
   const onMarkKey = (event) => {
     event.preventDefault();
     const marking = view.marking;
     const key = event.key;
     if (key === "Escape") {
-      view.marking = null;
-      say("");
+      markingEnds("");
       return;
     }
     if (!marking.side) {
@@ -129,6 +135,7 @@
       if (select) {
         marking.position = key;
         marking.select = select;
+        select.closest(".wb-result").classList.add("wb-marking");
         say(`${marking.side} #${key} is a near-duplicate of: the earlier result's number`);
       }
       return;
@@ -140,8 +147,7 @@
     const marked = marking.select.value
       ? `${marking.side} #${marking.position} marked the same as #${key}`
       : `${marking.side} #${marking.position} unmarked`;
-    view.marking = null;
-    say(marked);
+    markingEnds(marked);
   };
 
   const onDialogKey = (current, event) => {
