@@ -264,11 +264,8 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    "DEFAULT_PARSER_CLASSES": [
-        "annotation.api.parsers.BoundedJSONParser",
-        "rest_framework.parsers.FormParser",
-        "rest_framework.parsers.MultiPartParser",
-    ],
+    # JSON bodies, whose numbers are numbers; the file uploads name their multipart parser.
+    "DEFAULT_PARSER_CLASSES": ["annotation.api.parsers.BoundedJSONParser"],
     "DEFAULT_CONTENT_NEGOTIATION_CLASS": "annotation.api.negotiation.FormatNegotiation",
     "DEFAULT_SCHEMA_CLASS": "annotation.api.schema.AutoSchema",
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
@@ -282,6 +279,13 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Relevance grading, side-by-side judgments, metrics and launch decisions.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Request bodies as components of their own: an upload is `format: binary`, a field the server fills in
+    # is not asked for.
+    "COMPONENT_SPLIT_REQUEST": True,
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "annotation.api.schema.per_role_answers",
+    ],
     # Swagger UI and ReDoc from the drf-spectacular-sidecar package, served as static files (no CDN).
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
@@ -293,6 +297,8 @@ SPECTACULAR_SETTINGS = {
         "RevisionKindEnum": "annotation.models.LabelRevision.Kind",
         "AssignmentStatusEnum": "annotation.models.Assignment.Status",
         "DecisionEnum": "metrics.api.serializers.OUTCOMES",
+        "PersonRoleEnum": "annotation.api.serializers.PERSON_ROLES",
+        "ExperimentVerdictEnum": "annotation.api.serializers.VERDICTS",
     },
 }
 

@@ -5,7 +5,15 @@ import copy
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from annotation.bundle.campaign import GRADE_LABEL_MAX_LENGTH, GRADE_MAX, GRADE_MIN
+from annotation.bundle.campaign import (
+    GRADE_LABEL_MAX_LENGTH,
+    GRADE_MAX,
+    GRADE_MIN,
+    INTENT_ID_LENGTH,
+    INTENT_TEXT_LENGTH,
+    MODEL_NAME_LENGTH,
+    MODEL_NAME_RULE,
+)
 from annotation.campaign_settings import CAMPAIGN_SETTINGS, SCALE_LOCK, SETTING_NAMES, Kind, Setting
 from annotation.models import Campaign, LabelRevision, Query, RankingModel, SkipReason, Verdict
 from annotation.roles import Role
@@ -44,6 +52,9 @@ class StrictCharField(serializers.CharField):
             self.fail("invalid")
         return super().to_internal_value(data)
 
+
+# A verdict relative to the experimental model, as reviewers and gold labels give it.
+VERDICTS = Verdict.values
 
 # --- Requests ---------------------------------------------------------------------------------------------
 
@@ -106,7 +117,7 @@ class LabelRequestSerializer(serializers.Serializer):
 class AdjudicationRequestSerializer(serializers.Serializer):
     grade = StrictIntegerField(required=False, help_text="Relevance tasks: the final grade.")
     verdict = serializers.ChoiceField(
-        choices=Verdict.values,
+        choices=VERDICTS,
         required=False,
         help_text="Side-by-side tasks, relative to the experimental model.",
     )
@@ -254,6 +265,71 @@ class CampaignChangeSerializer(serializers.Serializer):
         many=True, required=False, min_length=2, help_text=f"Its grades, at least two. {SCALE_LOCK.value}"
     )
     settings = CampaignSettingsChangeSerializer(required=False)
+
+
+# --- The bundle: its schema (the view reads it with `bundle.parse_bundle`, as import_campaign does) -------
+
+
+class BundleModelSerializer(serializers.Serializer):
+    name = StrictCharField(max_length=MODEL_NAME_LENGTH, help_text=MODEL_NAME_RULE)
+    role = serializers.ChoiceField(
+        choices=RankingModel.Role.values, help_text="One online model, at least one experimental."
+    )
+
+
+class BundleIntentSerializer(serializers.Serializer):
+    id = StrictCharField(max_length=INTENT_ID_LENGTH)
+    text = StrictCharField(max_length=INTENT_TEXT_LENGTH)
+
+
+class BundleQuerySerializer(serializers.Serializer):
+    id = StrictCharField(max_length=100)
+    text = StrictCharField()
+    description = StrictCharField(required=False, allow_blank=True)
+    segment = StrictCharField(required=False, allow_blank=True, max_length=100)
+    weight = StrictFloatField(required=False, min_value=0, help_text="Positive; default 1.")
+    intents = BundleIntentSerializer(many=True, required=False, help_text="For the diversity measures.")
+
+
+class BundleDocumentSerializer(serializers.Serializer):
+    id = StrictCharField(max_length=200)
+    title = StrictCharField(required=False, allow_blank=True)
+    url = StrictCharField(required=False, allow_blank=True)
+    body = StrictCharField(required=False, allow_blank=True)
+    attributes = serializers.DictField(required=False, help_text="For intra-list similarity.")
+    popularity = StrictFloatField(required=False, help_text="For novelty.")
+
+
+class BundleRankingSerializer(serializers.Serializer):
+    model = StrictCharField()
+    query = StrictCharField()
+    documents = serializers.ListField(child=StrictCharField(), help_text="Document ids, best first.")
+
+
+class BundleGoldSerializer(serializers.Serializer):
+    query = StrictCharField()
+    document = StrictCharField(required=False, help_text="With `grade`: a relevance gold label.")
+    grade = StrictIntegerField(required=False)
+    model = StrictCharField(required=False, help_text="With `verdict`: a side-by-side gold label.")
+    verdict = serializers.ChoiceField(choices=VERDICTS, required=False)
+
+
+class BundleSerializer(serializers.Serializer):
+    """A campaign as `import_campaign` reads it (the README's format)."""
+
+    name = StrictCharField(max_length=200)
+    description = StrictCharField(required=False, allow_blank=True)
+    guidelines = StrictCharField(required=False, allow_blank=True)
+    standard = StrictCharField(
+        required=False, allow_blank=True, max_length=100, help_text='A judging standard, e.g. "web v2".'
+    )
+    scale = GradeChangeSerializer(many=True, required=False, min_length=2, help_text="Default: 0–3.")
+    settings = CampaignSettingsChangeSerializer(required=False)
+    models = BundleModelSerializer(many=True)
+    queries = BundleQuerySerializer(many=True)
+    documents = BundleDocumentSerializer(many=True)
+    rankings = BundleRankingSerializer(many=True)
+    gold = BundleGoldSerializer(many=True, required=False)
 
 
 class QuerySerializer(serializers.ModelSerializer):
@@ -532,6 +608,9 @@ class ReviewTaskSerializer(serializers.Serializer):
 # --- People and campaign administration -------------------------------------------------------------------
 
 
+PERSON_ROLES = [role.value for role in Role]
+
+
 class PersonSerializer(serializers.Serializer):
     id = serializers.IntegerField(source="pk")
     username = serializers.CharField()
@@ -546,7 +625,7 @@ class PersonSerializer(serializers.Serializer):
 class PersonCreateSerializer(serializers.Serializer):
     username = StrictCharField(max_length=150)
     name = StrictCharField(max_length=150, required=False, allow_blank=True, default="")
-    role = serializers.ChoiceField(choices=[*Role], help_text="Managers give annotator or reviewer.")
+    role = serializers.ChoiceField(choices=PERSON_ROLES, help_text="Managers give annotator or reviewer.")
 
 
 class PasswordLinkSerializer(serializers.Serializer):
@@ -563,7 +642,7 @@ class PersonCreatedSerializer(PasswordLinkSerializer):
 class PersonChangeSerializer(serializers.Serializer):
     """One change: a role (their only one from now on), or active (false signs them out everywhere)."""
 
-    role = serializers.ChoiceField(choices=[*Role], required=False)
+    role = serializers.ChoiceField(choices=PERSON_ROLES, required=False)
     is_active = serializers.BooleanField(required=False)
 
     def validate(self, data):

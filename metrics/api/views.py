@@ -72,7 +72,8 @@ class MarkdownRenderer(FileRenderer):
 
 class JudgmentsExportView(APIView):
     permission_classes = REVIEWER
-    renderer_classes = [JsonlRenderer]
+    # JSON Lines has no registered media type: `text/plain` too, for clients that read only registered ones.
+    renderer_classes = [JsonlRenderer, PlainTextRenderer]
 
     @extend_schema(
         tags=["results"],
@@ -80,13 +81,19 @@ class JudgmentsExportView(APIView):
             (200, "application/x-ndjson"): OpenApiResponse(
                 OpenApiTypes.STR, description="One raw label per line, as `import_judgments` reads them."
             ),
+            (200, "text/plain"): OpenApiResponse(
+                OpenApiTypes.STR, description="The same lines, for `Accept: text/plain`."
+            ),
         },
+        description="Every label as JSONL (what `import_judgments` reads), then the reviewers' final labels "
+        'and the skips (`"record": "final"|"skip"`).',
     )
     @reads_from_replica
     def get(self, request, campaign_id: int):
         rows = replica_stream(campaign_labels_export(campaign=campaign_or_404(campaign_id)))
         lines = (json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
-        response = StreamingHttpResponse(lines, content_type="application/x-ndjson; charset=utf-8")
+        content_type = f"{request.accepted_renderer.media_type}; charset=utf-8"
+        response = StreamingHttpResponse(lines, content_type=content_type)
         response["Content-Disposition"] = f'attachment; filename="campaign-{campaign_id}-judgments.jsonl"'
         return response
 

@@ -38,7 +38,7 @@ def test_token_is_given_for_the_password_and_throttled(make_user, settings):
     assert wrong.status_code == 400
     cache.clear()
     statuses = [
-        APIClient().post("/api/auth/token/", {"username": "ann", "password": "x"}).status_code
+        APIClient().post("/api/auth/token/", {"username": "ann", "password": "x"}, format="json").status_code
         for _ in range(12)
     ]
     assert statuses[:10] == [400] * 10 and statuses[10:] == [429, 429]

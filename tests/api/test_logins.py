@@ -21,7 +21,8 @@ def web_login(username: str, password: str, **headers):
 
 
 def api_login(username: str, password: str, **headers):
-    return APIClient().post("/api/auth/token/", {"username": username, "password": password}, **headers)
+    credentials = {"username": username, "password": password}
+    return APIClient().post("/api/auth/token/", credentials, format="json", **headers)
 
 
 @pytest.fixture(autouse=True)

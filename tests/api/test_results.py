@@ -88,12 +88,17 @@ def test_an_error_asked_as_html_is_json(reviewer):
     assert response.status_code == 404 and response["Content-Type"] == "application/json"
 
 
-@pytest.mark.parametrize(("path", "accept"), [("judgments", "application/x-ndjson"), ("qrels", "text/plain")])
-def test_an_export_has_one_format(worked, reviewer, path, accept):
+@pytest.mark.parametrize(
+    ("path", "accept"),
+    [("judgments", "application/x-ndjson"), ("judgments", "text/plain"), ("qrels", "text/plain")],
+)
+def test_an_export_is_text_and_not_json(worked, reviewer, path, accept):
     url = f"/api/campaigns/{worked.pk}/export/{path}/"
     assert reviewer.get(url).status_code == 200
-    assert reviewer.get(url, HTTP_ACCEPT=accept).status_code == 200
+    response = reviewer.get(url, HTTP_ACCEPT=accept)
+    assert response.status_code == 200 and response["Content-Type"] == f"{accept}; charset=utf-8"
     assert reviewer.get(f"{url}?format=json").status_code == 406
+    assert reviewer.get(url, HTTP_ACCEPT="application/json").status_code == 406
 
 
 @pytest.mark.parametrize("path", ["decision/", "report/?format=md"])

@@ -6,6 +6,7 @@ import schemathesis
 from django.core.signals import request_finished, request_started
 from django.db import close_old_connections
 from hypothesis import HealthCheck, settings
+from openapi_spec_validator import validate
 from rest_framework.authtoken.models import Token
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import (
@@ -52,6 +53,40 @@ def api_world(_keep_connection, campaign, django_user_model, make_user, settings
 def test_the_schema_is_served_and_valid(client):
     response = client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
     assert response.status_code == 200 and response.json()["openapi"].startswith("3.")
+    validate(response.json())  # raises, naming every problem
+
+
+def test_no_parameter_has_a_default_its_own_schema_refuses(client):
+    document = client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").json()
+    for path, operations in document["paths"].items():
+        for operation in operations.values():
+            for parameter in operation.get("parameters", []):
+                schema = parameter.get("schema", {})
+                if "default" in schema:
+                    assert len(str(schema["default"])) >= schema.get("minLength", 0), (path, parameter)
+                    assert schema["default"] in schema.get("enum", [schema["default"]]), (path, parameter)
+
+
+def test_numbers_are_sent_as_json_and_files_as_binary(client):
+    document = client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").json()
+    bodies = {
+        (method, path): set(operation["requestBody"]["content"])
+        for path, operations in document["paths"].items()
+        for method, operation in operations.items()
+        if "requestBody" in operation
+    }
+    uploads = {
+        ("post", "/api/campaigns/{campaign_id}/runs/"): {"multipart/form-data"},
+        ("post", "/api/imports/"): {"multipart/form-data"},
+        ("post", "/api/campaigns/{campaign_id}/judgments/"): {"application/octet-stream"},
+        ("post", "/api/campaigns/{campaign_id}/interactions/"): {"multipart/form-data"},
+    }
+    for operation, types in bodies.items():
+        assert types == uploads.get(operation, {"application/json"}), operation
+    components = document["components"]["schemas"]
+    for component, field in (("RunUploadRequest", "file"), ("ImportUploadRequest", "bundle")):
+        schema = components[component]["properties"][field]
+        assert (schema["type"], schema["format"]) == ("string", "binary")
 
 
 JSON_TYPES = {
@@ -72,7 +107,7 @@ def _component(document: dict, schema: dict) -> dict:
 def test_the_schema_types_every_setting_as_the_table_says(client):
     document = client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").json()
     components = document["components"]["schemas"]
-    change = components["PatchedCampaignChange"]["properties"]["settings"]
+    change = components["PatchedCampaignChangeRequest"]["properties"]["settings"]
     review, request = components["CampaignReview"], _component(document, change)
     assert set(SETTING_NAMES) <= set(review["required"]) and "required" not in request  # a change names any
     for body in (review, request):

@@ -18,7 +18,9 @@ NEW_PASSWORD = "an0ther-pass-2"
 
 
 def token_for(username: str, password: str = PASSWORD) -> str:
-    response = APIClient().post("/api/auth/token/", {"username": username, "password": password})
+    response = APIClient().post(
+        "/api/auth/token/", {"username": username, "password": password}, format="json"
+    )
     assert response.status_code == 200, response.content
     return response.json()["token"]
 

@@ -4,8 +4,7 @@ import tempfile
 
 from django.conf import settings
 from django.shortcuts import get_object_or_404
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiExample, extend_schema
+from drf_spectacular.utils import OpenApiExample, PolymorphicProxySerializer, extend_schema
 from rest_framework import generics, serializers, status
 from rest_framework.parsers import MultiPartParser
 from rest_framework.permissions import IsAuthenticated
@@ -16,6 +15,7 @@ from annotation.api.exceptions import BodyLimitMixin, ErrorSerializer, PayloadTo
 from annotation.api.parsers import BoundedJSONParser
 from annotation.api.permissions import IsManager, IsReviewer
 from annotation.api.serializers import (
+    BundleSerializer,
     CampaignChangedSerializer,
     CampaignChangeSerializer,
     CampaignDetailSerializer,
@@ -54,7 +54,7 @@ def campaign_or_404(campaign_id: int, *, viewer=None, archived: bool = False) ->
 
 
 class CampaignFilter(serializers.Serializer):
-    name = serializers.CharField(required=False, default="", help_text="Part of the name.")
+    name = serializers.CharField(required=False, max_length=200, help_text="Part of the name.")
 
 
 BUNDLE_EXAMPLE = {
@@ -86,7 +86,14 @@ class CampaignListView(BodyLimitMixin, generics.ListAPIView):
     @extend_schema(
         tags=["campaigns"],
         parameters=[CampaignFilter],
-        responses={200: CampaignReviewListSerializer(many=True)},
+        responses={
+            200: PolymorphicProxySerializer(
+                component_name="CampaignListItemForRole",
+                serializers=[CampaignReviewListSerializer, CampaignSerializer],
+                resource_type_field_name=None,
+                many=True,
+            )
+        },
         description="The campaigns you may see; the description (which may name the models) only for "
         "reviewers and managers.",
     )
@@ -95,7 +102,7 @@ class CampaignListView(BodyLimitMixin, generics.ListAPIView):
 
     @extend_schema(
         tags=["campaigns"],
-        request=OpenApiTypes.OBJECT,
+        request=BundleSerializer,
         responses={201: CampaignChangedSerializer},
         examples=[OpenApiExample("bundle", value=BUNDLE_EXAMPLE, request_only=True)],
         description="Managers: create a campaign from a bundle (the format `import_campaign` reads, see the "
@@ -124,8 +131,15 @@ class CampaignDetailView(BodyLimitMixin, APIView):
 
     @extend_schema(
         tags=["campaigns"],
-        responses={200: CampaignReviewSerializer},
-        description="Reviewers and managers also get the models and every setting; annotators neither.",
+        responses={
+            200: PolymorphicProxySerializer(
+                component_name="CampaignForRole",
+                serializers=[CampaignReviewSerializer, CampaignDetailSerializer],
+                resource_type_field_name=None,
+            )
+        },
+        description="Reviewers and managers get `CampaignReview` (also the models and every setting); "
+        "annotators `CampaignDetail` (neither).",
     )
     def get(self, request, campaign_id: int):
         campaign = campaign_or_404(campaign_id, viewer=request.user)
@@ -152,8 +166,8 @@ class CampaignDetailView(BodyLimitMixin, APIView):
 
 
 class ModelFilter(serializers.Serializer):
-    role = serializers.ChoiceField(choices=RankingModel.Role.values, required=False, default="")
-    name = serializers.CharField(required=False, default="", help_text="Part of the name.")
+    role = serializers.ChoiceField(choices=RankingModel.Role.values, required=False)
+    name = serializers.CharField(required=False, max_length=200, help_text="Part of the name.")
 
 
 @extend_schema(tags=["campaigns"], parameters=[ModelFilter])
@@ -169,8 +183,8 @@ class ModelListView(generics.ListAPIView):
 
 
 class QueryFilter(serializers.Serializer):
-    segment = serializers.CharField(required=False, default="", help_text="Exactly this segment.")
-    text = serializers.CharField(required=False, default="", help_text="Part of the query text.")
+    segment = serializers.CharField(required=False, max_length=100, help_text="Exactly this segment.")
+    text = serializers.CharField(required=False, max_length=1000, help_text="Part of the query text.")
 
 
 @extend_schema(tags=["campaigns"], parameters=[QueryFilter])

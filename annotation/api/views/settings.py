@@ -114,10 +114,8 @@ class JudgmentsImportView(BodyLimitMixin, APIView):
 
     @extend_schema(
         tags=["campaigns"],
-        request={
-            "application/octet-stream": OpenApiTypes.BINARY,
-            "application/x-ndjson": OpenApiTypes.BINARY,
-        },
+        # `application/x-ndjson` is read too; generated clients know only octet-stream for a file as the body.
+        request={"application/octet-stream": OpenApiTypes.BINARY},
         responses={201: LabelsImportedSerializer},
         description="Import labels: the body is JSONL as `import_judgments` reads it (and the judgments "
         "export writes it), may be gzipped; all or nothing. A bad line is a 400 naming it.",

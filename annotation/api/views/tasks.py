@@ -71,8 +71,8 @@ class NextTaskView(APIView):
 
 class TaskFilter(serializers.Serializer):
     campaign = serializers.IntegerField(required=False, min_value=1, max_value=2**31 - 1)
-    status = serializers.ChoiceField(choices=Assignment.Status.values, required=False, default="")
-    kind = serializers.ChoiceField(choices=KIND_NAMES, required=False, default="")
+    status = serializers.ChoiceField(choices=Assignment.Status.values, required=False)
+    kind = serializers.ChoiceField(choices=KIND_NAMES, required=False)
 
 
 @extend_schema(tags=["tasks"], parameters=[TaskFilter])
@@ -89,8 +89,8 @@ class TaskListView(generics.ListAPIView):
         return assignment_list(
             annotator=self.request.user,
             campaign_id=data.get("campaign"),
-            status=data["status"],
-            kind=data["kind"],
+            status=data.get("status", ""),
+            kind=data.get("kind", ""),
         )
 
 
