@@ -381,13 +381,13 @@ def skip_undo(*, annotator, assignment: Assignment) -> Assignment:
         raise TaskError(
             TaskErrorCode.EXCLUDED, "Your labels in this campaign are no longer used; ask its manager."
         )
-    kind, _ = assignment_task(own)
-    task = own.relevance_task or own.side_by_side_task
+    kind, task_pk = assignment_task(own)
+    task = kind.model.objects.get(pk=task_pk)
     task_lock(task=task)  # the lock order of every slot change: task, then assignment
     assignment = Assignment.objects.select_for_update(no_key=True).get(pk=own.pk)
     if assignment.status != Assignment.Status.SKIPPED:
         raise TaskError(TaskErrorCode.SKIPPED, "Only a skipped task can be taken back.")
-    task.refresh_from_db(fields=["slots_spent"])
+    task.refresh_from_db(fields=["slots_spent"])  # as committed under the lock
     if not assignment.repeat and not _slot_open(kind=kind, task=task, campaign=own.campaign):
         raise TaskError(
             TaskErrorCode.LEASE_EXPIRED_FULL,
