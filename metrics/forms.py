@@ -20,6 +20,15 @@ class ExplorerForm(forms.Form):
     )
     lists = forms.ChoiceField(required=False, choices=[*ANY, *((kind.value, kind.value) for kind in Lists)])
     disputed = forms.ChoiceField(required=False, choices=[*ANY, ("yes", "disputed"), ("no", "agreed")])
+    alone = forms.ChoiceField(
+        required=False,
+        choices=[
+            *ANY,
+            ("either", "judges and users disagree"),
+            ("judges", "only the judges prefer the experiment"),
+            ("users", "only the users prefer the experiment"),
+        ],
+    )
     sort = forms.ChoiceField(required=False, choices=[(key, key) for key in SORT_KEYS])
     order = forms.ChoiceField(required=False, choices=[("asc", "ascending"), ("desc", "descending")])
     page = forms.IntegerField(required=False, min_value=1, max_value=1_000_000)
@@ -34,6 +43,7 @@ class ExplorerForm(forms.Form):
             verdict=data.get("verdict") or "",
             lists=Lists(data["lists"]) if data.get("lists") else None,
             disputed=disputed,
+            alone=data.get("alone") or "",
             sort=data.get("sort") or "query",
             descending=data.get("order") == "desc",
         )

@@ -585,7 +585,7 @@ def threads_run(threads: list, timeout: float) -> None:
 def simulated_log_import(campaign, *, lists: int = 3000, seed: int = 0):
     """A simulated interaction log of `campaign` (`simulate_interactions`), imported as a manager would."""
     from annotation.services.interactions import interaction_log_import
-    from metrics.selectors.behaviour import simulated_interactions
+    from metrics.selectors.impressions import simulated_interactions
 
     rows = simulated_interactions(campaign=campaign, n_lists=lists, seed=seed)
     lines = enumerate((json.dumps({k: v for k, v in row.items() if v is not None}) for row in rows), start=1)

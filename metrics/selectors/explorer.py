@@ -1,5 +1,6 @@
 """The query explorer's read: every query of a campaign with its measure per model, the experimental model's
-delta and side-by-side verdicts, how disputed its labels are and whether a reviewer settled them."""
+delta and side-by-side verdicts, how disputed its labels are and whether a reviewer settled them, and, with
+interaction logs, the users' delta and whether judges and users disagree on it."""
 
 from dataclasses import dataclass
 from enum import StrEnum
@@ -8,6 +9,7 @@ import numpy as np
 
 from annotation.models import Campaign
 from metrics.compute.labels import disputed_tasks
+from metrics.selectors.behaviour import disagreement_side, users_per_query
 from metrics.selectors.evaluation_data import campaign_evaluation_data
 from metrics.selectors.launch import verdicts_of_model
 from metrics.selectors.scores import campaign_measures, scores_of_models
@@ -36,6 +38,8 @@ class ExplorerRow:
     disagreement: float  # share of the query's labelled tasks whose labels differ
     open_disputes: int  # disputed tasks no reviewer settled
     settled: int  # tasks with a reviewer's final label
+    users: float | None = None  # the users' Δ (the explorer's `users_metric`); None without logs of both
+    alone: str = ""  # "judges" or "users": that side alone prefers the experiment (`disagreement_side`)
 
     @property
     def verdict(self) -> str:
@@ -60,6 +64,7 @@ class QueryExplorer:
     total: int  # queries in the campaign
     won: list[ExplorerRow]  # largest positive deltas
     lost: list[ExplorerRow]  # largest negative deltas
+    users_metric: str | None = None  # the online metric of the users' Δ; None without interaction logs
 
 
 def _number(value: float) -> float | None:
@@ -77,6 +82,7 @@ SORT_KEYS = (
     "bad",
     "disagreement",
     "open_disputes",
+    "users",
 )
 
 
@@ -87,6 +93,7 @@ class ExplorerFilter:
     verdict: str = ""  # the most common verdict: good, same, bad, or "none" for no verdict yet
     lists: Lists | None = None
     disputed: bool | None = None  # some of its labels differ
+    alone: str = ""  # "judges", "users", or "either": only queries where judges and users disagree so
     sort: str = "query"
     descending: bool = False
 
@@ -98,6 +105,7 @@ class ExplorerFilter:
             and (not self.verdict or row.verdict == ("" if self.verdict == "none" else self.verdict))
             and (self.lists is None or row.identical == (self.lists == Lists.IDENTICAL))
             and (self.disputed is None or (row.disagreement > 0) == self.disputed)
+            and (not self.alone or (row.alone != "" and self.alone in ("either", row.alone)))
         )
 
     def order(self, rows: list[ExplorerRow]) -> list[ExplorerRow]:
@@ -167,6 +175,8 @@ def query_explorer(
     n_settled = per(relevance.task_query, settled, sbs_settled)
     disagreement = np.divide(n_disputed, n_labelled, out=np.zeros(n_queries), where=n_labelled > 0)
 
+    users = None if index is None else users_per_query(data=data, model=index)
+    users_delta = np.full(n_queries, np.nan) if users is None else users.delta
     rows = []
     for q in range(n_queries):
         base = per_query[online, q] if online is not None else np.nan
@@ -187,6 +197,8 @@ def query_explorer(
                 disagreement=float(disagreement[q]),
                 open_disputes=int(n_open[q]),
                 settled=int(n_settled[q]),
+                users=_number(users_delta[q]),
+                alone=disagreement_side(other - base, users_delta[q]),
             )
         )
     rows.sort(key=lambda row: row.external_id)
@@ -204,4 +216,5 @@ def query_explorer(
         total=len(rows),
         won=[row for delta, row in reversed(ranked) if delta > 0][:WON_LOST],
         lost=[row for delta, row in ranked if delta < 0][:WON_LOST],
+        users_metric=users.metric if users else None,
     )

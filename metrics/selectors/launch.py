@@ -27,12 +27,7 @@ from metrics.compute.gsb import GSBSummary, gsb_by_segment, gsb_summary, model_v
 from metrics.compute.guardrails import evaluate_guardrails
 from metrics.compute.labels import columns_sha256, overridden_labels
 from metrics.compute.significance import PairedComparison
-from metrics.selectors.behaviour import (
-    CampaignBehaviour,
-    ImpressionData,
-    campaign_behaviour,
-    campaign_impressions,
-)
+from metrics.selectors.behaviour import CampaignBehaviour, campaign_behaviour
 from metrics.selectors.diversity import diversity_guardrails
 from metrics.selectors.evaluation_data import (
     AggregationFit,
@@ -40,6 +35,7 @@ from metrics.selectors.evaluation_data import (
     CampaignQueries,
     campaign_evaluation_data,
 )
+from metrics.selectors.impressions import ImpressionData, campaign_impressions
 from metrics.selectors.quality import CampaignAgreement, campaign_agreement_later
 from metrics.selectors.scores import (
     SEED,

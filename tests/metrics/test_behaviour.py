@@ -10,8 +10,8 @@ from django.urls import reverse
 from annotation.models import Campaign
 from annotation.services.interactions import interaction_log_import
 from metrics.reports import report_render
-from metrics.selectors.behaviour import behaviour_qrels_rows, campaign_impressions
 from metrics.selectors.evaluation_data import campaign_models, campaign_queries
+from metrics.selectors.impressions import behaviour_qrels_rows, campaign_impressions
 from metrics.selectors.launch import launch_report_build
 from tests.factories import rotated_campaign, simulated_log_import, worked_campaign
 
@@ -176,3 +176,25 @@ def test_simulate_interactions_writes_a_log_the_import_takes(worked, tmp_path):
         ).impressions.list_query.size
         == 50
     )
+
+
+def test_the_explorer_lists_the_queries_where_judges_and_users_disagree(logged, client, make_user):
+    from metrics.selectors.explorer import ExplorerFilter, query_explorer
+
+    report = launch_report_build(campaign=logged, agreement=False, n_resamples=200)
+    comparison = report.behaviour.comparisons["exp"]
+    view = query_explorer(campaign=logged)
+    assert view.users_metric == "IPS-CTR@10"
+    by_query = {row.external_id: row for row in view.rows}
+    for point in comparison.points:  # the same per-query deltas as the report's chart
+        assert by_query[point.external_id].users == pytest.approx(point.online_delta)
+    users_only = query_explorer(campaign=logged, filters=ExplorerFilter(alone="users")).rows
+    assert [row.external_id for row in users_only] == sorted(
+        point.external_id for point in comparison.users_only
+    )
+    assert not query_explorer(campaign=logged, filters=ExplorerFilter(alone="judges")).rows
+    client.force_login(make_user("rev", "reviewer"))
+    page = client.get(
+        reverse("metrics:query_explorer", args=[logged.pk]), {"alone": "users"}
+    ).content.decode()
+    assert "Users: Δ IPS-CTR@10" in page and page.count("users only") == len(users_only)

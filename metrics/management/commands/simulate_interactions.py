@@ -7,7 +7,7 @@ from django.core.management.base import BaseCommand
 from annotation.errors import InputError
 from annotation.management.cli import command_error
 from annotation.selectors.campaigns import campaign_get
-from metrics.selectors.behaviour import simulated_interactions
+from metrics.selectors.impressions import simulated_interactions
 
 
 class Command(BaseCommand):
