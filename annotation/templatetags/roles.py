@@ -1,9 +1,10 @@
-"""`role_label` and `model_role`: a person's or a model's role in the page's language."""
+"""`role_label` and `model_role`: a person's or a model's role in the page's language; `manages`: whether a
+person is a manager."""
 
 from django import template
 from django.utils.translation import pgettext_lazy
 
-from annotation.roles import ROLE_LABELS, Role
+from annotation.roles import ROLE_LABELS, Role, can_manage
 
 register = template.Library()
 
@@ -24,3 +25,9 @@ MODEL_ROLES = {
 def model_role(role: str) -> str:
     """A model's role ("online", "experimental") as the pages say it."""
     return str(MODEL_ROLES.get(role, role))
+
+
+@register.filter
+def manages(user) -> bool:
+    """Whether the person is a manager (the pages show them the campaign's members and settings)."""
+    return can_manage(user)

@@ -274,3 +274,21 @@ def test_an_annotators_home_shows_their_own_work_and_no_decision(client, worked,
     page = client.get(reverse("annotation:home")).content.decode()
     assert "Remaining" in page and "data-decision-url" not in page and "Disputes waiting" not in page
     assert client.get(reverse("metrics:decision_badge", args=[worked.pk])).status_code == 403
+
+
+def test_every_campaign_page_has_the_same_navigation(client, worked, make_user):
+    client.force_login(make_user("boss", "manager"))
+    names = [
+        "annotation:progress",
+        "metrics:campaign_overview",
+        "metrics:query_explorer",
+        "metrics:campaign_quality",
+    ]
+    names += ["annotation:review_queue", "annotation:campaign_settings", "annotation:campaign_members"]
+    navs = {}
+    for name in names:
+        page = client.get(reverse(name, args=[worked.pk])).content.decode()
+        nav = page[page.index('<nav class="topnav">') : page.index("</nav>")]
+        navs[name] = re.findall(r'href="([^"]+)"', nav)
+        assert nav.count('aria-current="page"') == 1, name  # the page it is on
+    assert len({tuple(links) for links in navs.values()}) == 1 and len(navs[names[0]]) >= 9
