@@ -1,5 +1,6 @@
 """Read for one query of a launch review: every model's ranking with labels, grades and measures."""
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -7,13 +8,12 @@ import numpy as np
 from annotation.list_changes import Move, rank_move
 from annotation.models import Campaign, Document, Query
 from annotation.selectors.rankings import ranked_entries
-from metrics.compute.ranking import evaluate_ranked
 from metrics.selectors.evaluation_data import (
     aggregated_task_grades,
     campaign_evaluation_data,
     evaluation_depth,
 )
-from metrics.selectors.scores import ranking_settings, report_measures
+from metrics.selectors.scores import campaign_measures, scores_of_models
 
 
 @dataclass(frozen=True)
@@ -91,17 +91,16 @@ def query_drilldown(*, campaign: Campaign, query_pk: int) -> QueryDrilldown:
         ).values_list("pk", "external_id", "title", "url")
     }
     sbs = data.side_by_side
-    measures, _ = report_measures(campaign)
-    judged = np.array([[label for label in label_of.values() if not np.isnan(label)]], dtype=float)
+    # The report's measures, diversity ones too, as the report computes them: this query's row of all.
+    measures, _ = campaign_measures(campaign, data)
+    scored = scores_of_models(campaign=campaign, data=data, measures=measures)
+    row = np.flatnonzero(scored.layout.evaluated == query_index)
     online_pk = next((model.pk for model in data.models if model.is_online), None)
     online_rank = {document: rank for rank, document in (lists.get(online_pk, []) if online_pk else [])}
     models = []
     for index, model in enumerate(data.models):
         ranked = lists.get(model.pk, [])
-        matrix = np.full((1, max((rank for rank, _ in ranked), default=0)), np.nan)
-        for rank, document in ranked:
-            matrix[0, rank - 1] = label_of.get(document, np.nan)
-        scores = evaluate_ranked(matrix, measures, judged_labels=judged, settings=ranking_settings(campaign))
+        per_query = scored.models[index].per_query
         task = np.flatnonzero((sbs.task_query == query_index) & (sbs.task_model == index))
         verdicts = None
         if not model.is_online:
@@ -132,7 +131,8 @@ def query_drilldown(*, campaign: Campaign, query_pk: int) -> QueryDrilldown:
                     for document, rank in online_rank.items()
                     if document not in {listed for _, listed in ranked}
                 ],
-                scores={name: float(values[0]) for name, values in scores.items()},
+                # A query without labels has no measure ("—").
+                scores={name: float(per_query[name][row[0]]) if row.size else math.nan for name in measures},
                 verdicts=verdicts,
                 identical=bool(sbs.task_identical[task].any()),
             )
@@ -142,6 +142,6 @@ def query_drilldown(*, campaign: Campaign, query_pk: int) -> QueryDrilldown:
         query=query,
         measures=measures,
         aggregation=campaign.aggregation,
-        judged_documents=int(judged.size),
+        judged_documents=sum(not np.isnan(label) for label in label_of.values()),
         models=models,
     )

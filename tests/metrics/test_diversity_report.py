@@ -10,6 +10,7 @@ from django.urls import reverse
 
 from annotation.services.campaigns import campaign_change
 from metrics.compute.diversity import evaluate_intents
+from metrics.selectors.drilldown import query_drilldown
 from metrics.selectors.launch import launch_report_build
 from metrics.selectors.quality import campaign_quality
 from tests.factories import FIVE_EDITIONS_INTENTS, five_editions_campaign, five_editions_label
@@ -192,3 +193,16 @@ def test_the_quality_page_shows_agreement_on_intents_and_near_duplicates(db, ann
 
 def test_no_diversity_agreement_without_diversity_labels(campaign):
     assert campaign_quality(campaign=campaign, n_resamples=100).diversity_agreement == []
+
+
+def test_the_query_drilldown_shows_the_reports_values(db, ann, client, make_user):
+    campaign = five_editions_campaign(ann, redundancy_aware=True)
+    report = report_of(campaign)
+    drilldown = query_drilldown(campaign=campaign, query_pk=campaign.queries.get().pk)
+    assert drilldown.measures == report.measures
+    for model in drilldown.models:
+        for name, value in model.scores.items():
+            assert value == pytest.approx(means(report, model.name)[name]), (model.name, name)
+    client.force_login(make_user("boss", "manager"))
+    url = reverse("metrics:query_drilldown", args=[campaign.pk, campaign.queries.get().pk])
+    assert "ILS@5" in client.get(url).content.decode()
