@@ -49,7 +49,7 @@ def test_a_million_line_run_imports_in_the_background(
     page.goto("/login/")
     page.fill("#id_username", "boss")
     page.fill("#id_password", "boss-secret-1")
-    page.click("button[type=submit]")
+    page.click("main button[type=submit]")
     page.goto("/campaigns/new/")
     page.set_input_files("input[name=bundle]", tmp_path / "bundle.json")
     for index, model in enumerate(["online", "exp"]):

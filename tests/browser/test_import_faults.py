@@ -25,7 +25,7 @@ def manager_page(transactional_db, browser_page, make_user, tmp_path, settings):
     page.goto("/login/")
     page.fill("#id_username", "boss")
     page.fill("#id_password", "boss-secret-1")
-    page.click("button[type=submit]")
+    page.click("main button[type=submit]")
     (tmp_path / "small.json").write_text(json.dumps(SMALL_BUNDLE))
     page.goto("/campaigns/new/")
     page.set_input_files("input[name=bundle]", tmp_path / "small.json")

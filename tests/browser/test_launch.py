@@ -27,7 +27,7 @@ def log_in(page, next_url: str) -> None:
     page.goto(f"{reverse('login')}?next={next_url}")
     page.fill("#id_username", "reviewer")
     page.fill("#id_password", "demo")
-    page.click("button[type=submit]")
+    page.click("main button[type=submit]")
     page.wait_for_url(f"**{next_url}")
 
 

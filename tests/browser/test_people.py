@@ -23,7 +23,7 @@ def test_a_manager_changes_a_role_and_a_deactivation_ends_a_link(
     page.goto("/login/")
     page.fill("#id_username", "boss")
     page.fill("#id_password", "boss-secret-1")
-    page.click("button[type=submit]")
+    page.click("main button[type=submit]")
 
     page.goto("/people/")
     assert page.locator("#id_role option").all_inner_texts() == ["annotator", "reviewer"]

@@ -39,7 +39,7 @@ def test_reviewer_settles_a_disagreement_by_keyboard(
     page.goto(f"{live_server.url}{reverse('login')}?next={queue_url}")
     page.fill("#id_username", "rita")
     page.fill("#id_password", PASSWORD)
-    page.click("button[type=submit]")
+    page.click("main button[type=submit]")
     page.wait_for_url(f"{live_server.url}{queue_url}")
     page.screenshot(path=shots / "review_queue.png", full_page=True)
 
