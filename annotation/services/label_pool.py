@@ -132,7 +132,16 @@ _SIDE_BY_SIDE_MATCHES = """
 """
 
 
-def _reuse(label_model, task_model, matches: str, columns: list[str], params: list, since) -> int:
+def _reuse(
+    label_model,
+    task_model,
+    matches: str,
+    columns: list[str],
+    params: list,
+    since,
+    expressions: dict[str, str] | None = None,
+) -> int:
+    """Copies `columns` of the matching labels; `expressions` reads a column otherwise than as it is."""
     tables = {
         "label": label_model._meta.db_table,
         "task": task_model._meta.db_table,
@@ -144,7 +153,7 @@ def _reuse(label_model, task_model, matches: str, columns: list[str], params: li
     sql = _REUSE.format(
         **tables,
         columns=", ".join(columns),
-        label_columns=", ".join(f"label.{column}" for column in columns),
+        label_columns=", ".join((expressions or {}).get(column, f"label.{column}") for column in columns),
         matches=matches.format(**tables),
         age="AND label.created_at >= %s" if since else "",
     )
@@ -170,15 +179,18 @@ def labels_reuse(*, campaign: Campaign) -> Reused:
         Judgment,
         RelevanceTask,
         _RELEVANCE_MATCHES,
-        ["grade", "comment", "seconds_spent"],
+        ["grade", "intents", "comment", "seconds_spent"],
         [campaign.standard_id, campaign.pk, campaign.overlap],
         since,
+        # The intents ticked name the query's intents: kept only where the query has the same ones.
+        {"intents": "CASE WHEN nq.intents = oq.intents THEN label.intents END AS intents"},
     )
     preferences = _reuse(
         Preference,
         SideBySideTask,
         _SIDE_BY_SIDE_MATCHES,
-        ["experimental_on_left", "verdict", "strength", "comment", "seconds_spent"],
+        # The same lists shown on the same sides: the near-duplicate marks mean the same documents.
+        ["experimental_on_left", "verdict", "strength", "duplicates", "comment", "seconds_spent"],
         [campaign.standard_id, campaign.gsb_scale, campaign.pk, campaign.gsb_overlap],
         since,
     )

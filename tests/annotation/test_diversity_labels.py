@@ -184,3 +184,27 @@ def test_the_api_takes_intents_and_marks_and_answers_them_as_stored(diverse, mak
     assert answer.status_code == 201, answer.content
     assert answer.json()["duplicates"] == [["left", 3, 2]]
     assert api.get(f"/api/tasks/{lease.pk}/").json()["current"]["duplicates"] == [["left", 3, 2]]
+
+
+def test_the_label_pool_lends_intents_of_the_same_intents_and_marks_of_the_same_lists(db, make_user):
+    data = copy.deepcopy(SMALL_BUNDLE)
+    data["queries"][0]["intents"] = INTENTS
+    data["settings"].update(gsb_depth=4, overlap=1, gsb_overlap=1, task_order="relevance_first")
+    data["standard"] = "travel"
+    first = campaign_import(bundle=parse_bundle({**data, "name": "Week 1"}, "b.json"))
+    ann = make_user("ann", "annotator")
+    while (lease := task_next(annotator=ann, campaign=first)) is not None:
+        if lease.relevance_task_id:
+            asked = lease.relevance_task.query.external_id == "q1"
+            label_submit(annotator=ann, assignment=lease, grade=2, intents=["fly"] if asked else None)
+        else:
+            label_submit(annotator=ann, assignment=lease, verdict="same", duplicates=[["left", 2, 1]])
+    second = campaign_import(bundle=parse_bundle({**data, "name": "Week 2"}, "b.json"))
+    reused = Judgment.objects.filter(task__campaign=second, task__query__external_id="q1")
+    assert reused.exists() and all(judgment.intents == ["fly"] for judgment in reused)
+    marks = Preference.objects.filter(task__campaign=second).values_list("duplicates", flat=True)
+    assert marks and all(mark == [["left", 2, 1]] for mark in marks)
+    data["queries"][0]["intents"] = [*INTENTS, {"id": "car", "text": "car hire"}]
+    third = campaign_import(bundle=parse_bundle({**data, "name": "Week 3"}, "b.json"))
+    changed = Judgment.objects.filter(task__campaign=third, task__query__external_id="q1")
+    assert changed.exists() and all(judgment.intents is None for judgment in changed)
