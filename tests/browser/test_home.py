@@ -1,6 +1,8 @@
 """A manager's home page in Chromium: every campaign with its progress, decision, disputes and last label."""
 
+import shutil
 from io import StringIO
+from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import Group
@@ -12,6 +14,7 @@ from annotation.roles import Role
 from annotation.services.demo import DEMO_NAME
 
 pytestmark = pytest.mark.browser
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 
 
 @pytest.fixture
@@ -35,3 +38,4 @@ def test_a_managers_home_shows_what_each_campaign_needs(demo, browser_page, scre
     assert row.locator(".decision-badge").inner_text().strip()
     assert "ago" in row.inner_text()
     page.screenshot(path=screenshot_dir / "home-manager.png", full_page=True)
+    shutil.copy(screenshot_dir / "home-manager.png", DOCS / "home-manager.png")
