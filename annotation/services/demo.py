@@ -6,6 +6,11 @@ something to show. They are loaded through the same label import a team would us
 intents of the ambiguous queries (jaguar, mercury, java, dune book) and mark the five editions of Dune as
 near-duplicates (annotation/demo/diversity.json): the seed's case of NDCG@5 = 1.0 with a high ILS.
 
+Users come too: a simulated interaction log (annotation/demo/interactions.jsonl.gz, 4,000 result lists
+written by `manage.py simulate_interactions` from these labels, users under the position-based click model)
+is imported into the first campaign, so the Behaviour page, the guardrails and the explorer's users' side
+have something to show.
+
 A second campaign, the next week's, compares a newer re-ranker under the same judging standard: it starts
 with the first week's labels wherever the same query, document or pair of lists comes back.
 """
@@ -20,9 +25,11 @@ from django.contrib.auth.models import Group, Permission
 from django.db import transaction
 
 from annotation.bundle import JudgmentRow, PreferenceRow, parse_bundle
+from annotation.bundle.reading import text_lines
 from annotation.models import Campaign, Judgment, Preference, RankingModel
 from annotation.roles import Role
 from annotation.services.campaigns import campaign_import
+from annotation.services.interactions import interaction_log_import
 from annotation.services.label_import import labels_import
 from annotation.services.labels import duplicates_checked
 from annotation.services.people import campaign_members_set
@@ -138,6 +145,9 @@ def demo_load() -> tuple[Campaign, bool]:
         username__in=[u for u, r in DEMO_USERS.items() if r != Role.MANAGER]
     )
     campaign_members_set(campaign=campaign, open_to_all=False, members=team)
+    log = DEMO_DIR / "interactions.jsonl.gz"
+    source = "annotation/demo/interactions.jsonl.gz"
+    interaction_log_import(campaign=campaign, lines=text_lines(log, source), source="interactions.jsonl.gz")
     week_2 = campaign_import(bundle=parse_bundle(_week_2(data), "annotation/demo/campaign.json (week 2)"))
     campaign_members_set(campaign=week_2, open_to_all=False, members=team)
     return campaign, True

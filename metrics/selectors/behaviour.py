@@ -46,6 +46,7 @@ from metrics.selectors.evaluation_data import (
     CampaignQueries,
 )
 from metrics.selectors.impressions import ImpressionData, campaign_impressions
+from trec.measures import parse_measure
 
 ONLINE_K = 10  # the cut-off of the online metrics shown (guardrails may name others)
 N_RESAMPLES = 1000
@@ -324,7 +325,9 @@ def _measures_beside(
     evaluated: np.ndarray,
     settings: RankingSettings,
 ) -> MeasuresBeside:
-    measures = list(next(iter(human_per_query.values()), {}))
+    # The relevance measures: diversity ones (ILS, α-nDCG, ...) read intents and near-duplicates, which
+    # behaviour does not give.
+    measures = [name for name in next(iter(human_per_query.values()), {}) if _relevance_measure(name)]
     weights = data.queries.weight
     layout = ranked_labels(
         n_queries=len(data.queries),
@@ -350,6 +353,14 @@ def _measures_beside(
             name: weighted_mean(values, weights[layout.evaluated]) for name, values in per_query.items()
         }
     return MeasuresBeside(measures, human, behaviour, int(layout.evaluated.size))
+
+
+def _relevance_measure(name: str) -> bool:
+    try:
+        parse_measure(name)
+    except ValueError:
+        return False
+    return True
 
 
 def _agreement(

@@ -2,7 +2,7 @@ import pytest
 from django.contrib.auth import authenticate
 from django.core.management import CommandError, call_command
 
-from annotation.models import Campaign, Judgment, Preference, RelevanceTask, SideBySideTask
+from annotation.models import Campaign, InteractionLog, Judgment, Preference, RelevanceTask, SideBySideTask
 from annotation.selectors.labels import campaign_reuse_summary
 from annotation.services.demo import DEMO_NAME, WEEK_2
 from metrics.selectors.launch import launch_report_build
@@ -79,3 +79,12 @@ def test_the_demo_shows_five_editions_perfect_by_ndcg_and_alike_by_ils(demo):
         task__campaign=demo, task__query__external_id="q04", intents__isnull=False
     )
     assert asked.exists()
+
+
+def test_the_demo_has_a_simulated_interaction_log_for_the_behaviour_page(demo):
+    log = InteractionLog.objects.get(campaign=demo)
+    assert (log.requests, log.impressions, log.sessions) == (4000, 40000, True)
+    behaviour = launch_report_build(campaign=demo, agreement=False, n_resamples=200).behaviour
+    assert behaviour.propensity_method == "intervention harvesting"
+    comparison = next(iter(behaviour.comparisons.values()))
+    assert comparison.points and comparison.guardrails and behaviour.agreement is not None
