@@ -30,12 +30,22 @@ class HandedOutTask(models.Model):
 class RelevanceTask(HandedOutTask):
     """A pooled (query, document) pair to grade; shared by every model that retrieved it."""
 
-    # The indexes below start with campaign and with query: no index of their own.
+    # The indexes below start with campaign and with query: no index of their own. On PostgreSQL the keys are
+    # two composite ones, (campaign, query) and (campaign, document), not three (migration 0027): a task's
+    # query and document are in its campaign, and an import's COMMIT checks two keys a task, not three.
     campaign = models.ForeignKey(
-        Campaign, on_delete=models.CASCADE, related_name="relevance_tasks", db_index=False
+        Campaign,
+        on_delete=models.CASCADE,
+        related_name="relevance_tasks",
+        db_index=False,
+        db_constraint=False,
     )
-    query = models.ForeignKey(Query, on_delete=models.CASCADE, related_name="relevance_tasks", db_index=False)
-    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="relevance_tasks")
+    query = models.ForeignKey(
+        Query, on_delete=models.CASCADE, related_name="relevance_tasks", db_index=False, db_constraint=False
+    )
+    document = models.ForeignKey(
+        Document, on_delete=models.CASCADE, related_name="relevance_tasks", db_constraint=False
+    )
     gold_grade = models.SmallIntegerField(null=True, blank=True, help_text="A known grade, for gold checks.")
 
     class Meta:

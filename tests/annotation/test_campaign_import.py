@@ -4,7 +4,7 @@ import json
 
 import pytest
 from django.core.management import CommandError, call_command
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.urls import reverse
 
 from annotation.bundle import parse_bundle
@@ -225,6 +225,30 @@ def test_database_keeps_one_judgment_per_annotator_and_task(campaign, make_user)
     Judgment.objects.create(task=task, annotator=user, grade=2)
     with pytest.raises(IntegrityError), transaction.atomic():
         Judgment.objects.create(task=task, annotator=user, grade=1)
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("foreign", ["query", "document", "campaign"])
+def test_database_refuses_a_relevance_task_outside_its_campaign(campaign, bundle_data, foreign):
+    if connection.vendor != "postgresql":
+        pytest.skip("needs PostgreSQL (DATABASE_URL=postgres://...): SQLite keeps no composite key")
+    bundle_data["name"] = "other"
+    other = campaign_import(bundle=parse_bundle(bundle_data, "small.json"))
+    task = RelevanceTask.objects.filter(campaign=campaign).first()
+    moved = {
+        "query": {"query": other.queries.get(external_id=task.query.external_id)},
+        "document": {"document": other.documents.get(external_id=task.document.external_id)},
+        "campaign": {"campaign": other},  # its query and document stay in the first campaign
+    }[foreign]
+    # The keys are deferred to COMMIT; checking them at once is what COMMIT does.
+    with pytest.raises(IntegrityError), transaction.atomic():
+        RelevanceTask.objects.filter(pk=task.pk).update(**moved)
+        connection.check_constraints()
+    with pytest.raises(IntegrityError), transaction.atomic():
+        RelevanceTask.objects.create(
+            campaign=campaign, query=other.queries.first(), document=campaign.documents.last()
+        )
+        connection.check_constraints()
 
 
 @pytest.mark.parametrize(
