@@ -277,6 +277,12 @@ ROUTES = [
     ),
     (
         "GET",
+        "/api/campaigns/{campaign_id}/report/{format}/",
+        "reviewers, managers",
+        "launch report as a file: html, csv, summary.csv, md",
+    ),
+    (
+        "GET",
         "/api/campaigns/{campaign_id}/decision/",
         "reviewers, managers",
         "the launch decision: collecting, launch, no_launch or inconclusive, with reasons",

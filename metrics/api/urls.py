@@ -24,5 +24,10 @@ urlpatterns = [
     ),
     path("campaigns/<int:campaign_id>/report/", views.LaunchReportView.as_view(), name="report"),
     path("campaigns/<int:campaign_id>/behaviour/", views.BehaviourView.as_view(), name="behaviour"),
+    path(
+        "campaigns/<int:campaign_id>/report/<str:format>/",
+        views.LaunchReportFileView.as_view(),
+        name="report_file",
+    ),
     path("campaigns/<int:campaign_id>/decision/", views.DecisionView.as_view(), name="decision"),
 ]

@@ -8,7 +8,7 @@ import numpy as np
 from django.http import HttpResponse, StreamingHttpResponse
 from django.utils.http import content_disposition_header
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.renderers import BaseRenderer, JSONRenderer
@@ -235,6 +235,36 @@ class BehaviourView(APIView):
     @reads_from_replica
     def get(self, request, campaign_id: int):
         return Response({"behaviour": behaviour_data(_report(request, campaign_id).behaviour)})
+
+
+class LaunchReportFileView(LaunchReportView):
+    """The report as a file, its format in the path: for clients that type an operation's answer by its one
+    media type (a generated client reads `/report/` as JSON)."""
+
+    renderer_classes = [HtmlRenderer, CsvRenderer, CsvSummaryRenderer, MarkdownRenderer]
+
+    @extend_schema(
+        tags=["results"],
+        parameters=[
+            ReportFilter,
+            OpenApiParameter(
+                "format", str, OpenApiParameter.PATH, enum=[f for f in REPORT_FORMATS if f != "json"]
+            ),
+        ],
+        responses={
+            (200, "text/html"): OpenApiResponse(
+                OpenApiTypes.STR,
+                description="The report in the format the path names (html, csv, "
+                "summary.csv: text/csv; md: text/markdown).",
+            ),
+            (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR),
+            (200, "text/markdown"): OpenApiResponse(OpenApiTypes.STR),
+        },
+        operation_id="campaigns_report_file_retrieve",
+        description="The launch report as the comparison page downloads it, in the format the path names.",
+    )
+    def get(self, request, campaign_id: int, format: str):
+        return super().get(request, campaign_id)
 
 
 class DecisionView(APIView):

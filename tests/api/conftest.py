@@ -82,7 +82,7 @@ def world(campaign, make_user):
         "assignment_id": assignment.pk,
         "kind": "relevance",
         "model": "exp",
-        "format": "json",
+        "format": "html",  # a format both report routes have
         "query_id": campaign.queries.first().pk,
         "user_id": users["annotator"].pk,
         "import_id": CampaignImport.objects.create(

@@ -107,3 +107,13 @@ def test_a_superuser_may_and_an_annotator_may_not(worked, client_for, django_use
     django_user_model.objects.filter(pk=root.user.pk).update(is_superuser=True)
     assert root.get(f"/api/campaigns/{worked.pk}/{path}").status_code == 200
     assert client_for("annie", "annotator").get(f"/api/campaigns/{worked.pk}/{path}").status_code == 403
+
+
+@pytest.mark.parametrize("format", ["html", "csv", "summary.csv", "md"])
+def test_the_report_as_a_file_named_in_the_path(worked, reviewer, format):
+    _check(format, reviewer.get(f"/api/campaigns/{worked.pk}/report/{format}/"))
+
+
+@pytest.mark.parametrize("format", ["json", "pdf"])
+def test_a_file_the_report_has_not_is_406(worked, reviewer, format):
+    assert reviewer.get(f"/api/campaigns/{worked.pk}/report/{format}/").status_code == 406
