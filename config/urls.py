@@ -1,25 +1,26 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
-from django.templatetags.static import static
+from django.contrib.staticfiles import finders
+from django.http import HttpResponse
 from django.urls import include, path, reverse_lazy
-from django.views.generic import RedirectView
+from django.views.decorators.cache import cache_control
 from django.views.i18n import JavaScriptCatalog
 
 from annotation.password_links import password_link_tokens
 from annotation.views.accounts import LoginView, PasswordChangeView, language_set
 
+FAVICON = "judgeboard/favicon.svg"
 
-class FaviconView(RedirectView):
-    """Browsers ask for /favicon.ico whatever the page says: send them to the static icon (hashed name)."""
 
-    permanent = False
-
-    def get_redirect_url(self, *args, **kwargs):
-        return static("judgeboard/favicon.svg")
+@cache_control(max_age=86_400, public=True)
+def favicon(request):
+    """Browsers ask for /favicon.ico whatever the page links: the icon itself, an SVG (no 404 in the log)."""
+    with open(finders.find(FAVICON), "rb") as icon:
+        return HttpResponse(icon.read(), content_type="image/svg+xml")
 
 
 urlpatterns = [
-    path("favicon.ico", FaviconView.as_view(), name="favicon"),
+    path("favicon.ico", favicon, name="favicon"),
     path("login/", LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("password/", PasswordChangeView.as_view(), name="password_change"),

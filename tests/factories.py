@@ -322,7 +322,7 @@ ROUTES = [
     ("GET", "/admin/", "staff", "Django admin"),
     ("GET", "/", "signed in", "your campaigns"),
     ("GET", "/healthz", "anyone", "health check"),
-    ("GET", "/favicon.ico", "anyone", "the icon (a redirect to the static SVG)"),
+    ("GET", "/favicon.ico", "anyone", "the icon (SVG)"),
     ("GET", "/campaigns/{campaign_id}/work/", "annotators", "workbench: your current or next task"),
     ("GET", "/campaigns/{campaign_id}/work/progress/", "annotators", "your progress per task kind (JSON)"),
     ("GET", "/campaigns/{campaign_id}/tasks/{assignment_id}/", "annotators", "one of your tasks"),
