@@ -19,7 +19,7 @@ locale/%.mo: locale/%.po
 	msgfmt --check -o $@ $<
 
 messages: $(BIN)/.installed-runtime
-	DEBUG=1 $(BIN)/python manage.py makemessages -l zh_Hans -d django $(MAKEMESSAGES_IGNORE) --no-obsolete --add-location=file
+	DEBUG=1 $(BIN)/python manage.py makemessages -l zh_Hans -d django -e html,txt,py,md $(MAKEMESSAGES_IGNORE) --no-obsolete --add-location=file
 	DEBUG=1 $(BIN)/python manage.py makemessages -l zh_Hans -d djangojs $(MAKEMESSAGES_IGNORE) --no-obsolete --add-location=file
 
 $(BIN)/.installed-runtime: requirements.txt pyproject.toml

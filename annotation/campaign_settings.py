@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import Choices
+from django.utils.translation import gettext_lazy as _
+from django_stubs_ext import StrOrPromise
 
 from annotation.choices import Aggregation, Gain, GSBScale, NoveltyPopularity, TaskOrder, default_cutoffs
 from trec.measures import parse_measure
@@ -53,13 +55,13 @@ class Setting:
     name: str
     kind: Kind
     default: Any  # a value, or (as Django's `default=`) a function returning a fresh one
-    label: str  # the settings page's label
-    help: str  # what it means: the API schema's and the README's description
+    label: StrOrPromise  # the settings page's label
+    help: StrOrPromise  # what it means: the API schema's and the README's description
     low: float | None = None  # the allowed range, both ends included unless `open`
     high: float | None = None
     open: bool = False
-    low_meaning: str = ""  # what the low end means, said in the range's error: "0 (any age)"
-    range_note: str = ""  # said after the range in its error: "(GSB's range)"
+    low_meaning: StrOrPromise = ""  # what the low end means, said in the range's error: "0 (any age)"
+    range_note: StrOrPromise = ""  # said after the range in its error: "(GSB's range)"
     choices: type[Choices] | None = None
     max_length: int | None = None
     locks: Lock = Lock.NEVER
@@ -68,7 +70,7 @@ class Setting:
     @property
     def description(self) -> str:
         """What it means and, if it locks, when: the API schema's and the README's text."""
-        return self.help if self.locks is Lock.NEVER else f"{self.help} {self.locks.value}"
+        return str(self.help) if self.locks is Lock.NEVER else f"{self.help} {self.locks.value}"
 
     @property
     def default_value(self) -> Any:
@@ -199,8 +201,8 @@ CAMPAIGN_SETTINGS: tuple[Setting, ...] = (
         "overlap",
         Kind.INTEGER,
         3,
-        "Annotators per relevance task",
-        "Annotators per relevance task.",
+        _("Annotators per relevance task"),
+        _("Annotators per relevance task."),
         low=1,
         high=1000,
         report=True,
@@ -209,8 +211,8 @@ CAMPAIGN_SETTINGS: tuple[Setting, ...] = (
         "gsb_overlap",
         Kind.INTEGER,
         3,
-        "Annotators per side-by-side task",
-        "Annotators per side-by-side task.",
+        _("Annotators per side-by-side task"),
+        _("Annotators per side-by-side task."),
         low=1,
         high=1000,
         report=True,
@@ -219,8 +221,8 @@ CAMPAIGN_SETTINGS: tuple[Setting, ...] = (
         "pool_depth",
         Kind.INTEGER,
         10,
-        "Pool depth (top-k of every model graded)",
-        "Top-k of every model pooled for grading.",
+        _("Pool depth (top-k of every model graded)"),
+        _("Top-k of every model pooled for grading."),
         low=1,
         high=1000,
         report=True,
@@ -229,8 +231,8 @@ CAMPAIGN_SETTINGS: tuple[Setting, ...] = (
         "gsb_depth",
         Kind.INTEGER,
         5,
-        "Side-by-side depth (results shown per list)",
-        "Results of each model shown side by side.",
+        _("Side-by-side depth (results shown per list)"),
+        _("Results of each model shown side by side."),
         low=1,
         high=1000,
         locks=Lock.SIDE_BY_SIDE,
@@ -240,9 +242,12 @@ CAMPAIGN_SETTINGS: tuple[Setting, ...] = (
         "gsb_scale",
         Kind.CHOICE,
         GSBScale.THREE_POINT.value,
-        "Side-by-side scale",
-        "How many points a side-by-side verdict has: 3 (better, same, worse) or 5 (much or slightly better, "
-        "same, slightly or much worse).",
+        _("Side-by-side scale"),
+        _(
+            "How many points a side-by-side verdict has: 3 (better, same, worse) or 5 (much or slightly "
+            "better, "
+            "same, slightly or much worse)."
+        ),
         choices=GSBScale,
         locks=Lock.SIDE_BY_SIDE,
         report=True,
@@ -251,25 +256,27 @@ CAMPAIGN_SETTINGS: tuple[Setting, ...] = (
         "auto_same_identical",
         Kind.BOOLEAN,
         True,
-        "Identical lists count as Same unasked",
-        "Record a side-by-side task as Same without asking when both lists are identical.",
+        _("Identical lists count as Same unasked"),
+        _("Record a side-by-side task as Same without asking when both lists are identical."),
         report=True,
     ),
     Setting(
         "task_order",
         Kind.CHOICE,
         TaskOrder.INTERLEAVED.value,
-        "Task order",
-        "Which kind of task an annotator is handed first; `interleaved` draws it at each hand-out, so "
-        "side-by-side verdicts arrive from the first minutes.",
+        _("Task order"),
+        _(
+            "Which kind of task an annotator is handed first; `interleaved` draws it at each hand-out, so "
+            "side-by-side verdicts arrive from the first minutes."
+        ),
         choices=TaskOrder,
     ),
     Setting(
         "aggregation",
         Kind.CHOICE,
         Aggregation.MEAN.value,
-        "Aggregation of grades",
-        "How the grades of a relevance task become its one label.",
+        _("Aggregation of grades"),
+        _("How the grades of a relevance task become its one label."),
         choices=Aggregation,
         report=True,
     ),
@@ -277,8 +284,8 @@ CAMPAIGN_SETTINGS: tuple[Setting, ...] = (
         "gain",
         Kind.CHOICE,
         Gain.EXPONENTIAL.value,
-        "Gain",
-        "A grade's gain in DCG: 2^grade − 1 (exponential) or the grade itself (linear).",
+        _("Gain"),
+        _("A grade's gain in DCG: 2^grade − 1 (exponential) or the grade itself (linear)."),
         choices=Gain,
         report=True,
     ),
@@ -286,34 +293,39 @@ CAMPAIGN_SETTINGS: tuple[Setting, ...] = (
         "cutoffs",
         Kind.CUTOFFS,
         default_cutoffs,
-        "nDCG cut-offs",
-        "The k of every reported nDCG@k.",
+        _("nDCG cut-offs"),
+        _("The k of every reported nDCG@k."),
         report=True,
     ),
     Setting(
         "position_weights",
         Kind.WEIGHTS,
         None,
-        "Position weights (one per rank; empty: the log2 discount)",
-        "One weight per rank, rank 1 first, in place of DCG's 1 / log2(rank + 1) discount (a promoted slot "
-        "weighted 0.8 instead of 1); at least as many as the deepest cut-off; null: the log2 discount.",
+        _("Position weights (one per rank; empty: the log2 discount)"),
+        _(
+            "One weight per rank, rank 1 first, in place of DCG's 1 / log2(rank + 1) discount (a promoted "
+            "slot "
+            "weighted 0.8 instead of 1); at least as many as the deepest cut-off; null: the log2 discount."
+        ),
         report=True,
     ),
     Setting(
         "redundancy_aware",
         Kind.BOOLEAN,
         False,
-        "Redundancy-aware nDCG (near-duplicates gain once)",
-        "In nDCG and DCG, a result annotators marked a near-duplicate of a higher one gains nothing.",
+        _("Redundancy-aware nDCG (near-duplicates gain once)"),
+        _("In nDCG and DCG, a result annotators marked a near-duplicate of a higher one gains nothing."),
         report=True,
     ),
     Setting(
         "alpha",
         Kind.NUMBER,
         0.5,
-        "α of α-nDCG (redundancy intolerance)",
-        "How much a second document serving an intent is worth less in α-nDCG: 0 not at all, 1 nothing "
-        "(ndeval's default 0.5).",
+        _("α of α-nDCG (redundancy intolerance)"),
+        _(
+            "How much a second document serving an intent is worth less in α-nDCG: 0 not at all, 1 nothing "
+            "(ndeval's default 0.5)."
+        ),
         low=0,
         high=1,
         report=True,
@@ -322,9 +334,12 @@ CAMPAIGN_SETTINGS: tuple[Setting, ...] = (
         "novelty_popularity",
         Kind.CHOICE,
         NoveltyPopularity.BUNDLE.value,
-        "Popularity for novelty",
-        "Where novelty's popularity comes from: `bundle` the documents' `popularity`, `rankings` the share "
-        "of the campaign's lists (every model's, each query's) that show the document in their top k.",
+        _("Popularity for novelty"),
+        _(
+            "Where novelty's popularity comes from: `bundle` the documents' `popularity`, `rankings` the "
+            "share "
+            "of the campaign's lists (every model's, each query's) that show the document in their top k."
+        ),
         choices=NoveltyPopularity,
         report=True,
     ),
@@ -332,8 +347,8 @@ CAMPAIGN_SETTINGS: tuple[Setting, ...] = (
         "primary_measure",
         Kind.MEASURE,
         "nDCG@10",
-        "Primary measure",
-        "Decides when there are no side-by-side judgments.",
+        _("Primary measure"),
+        _("Decides when there are no side-by-side judgments."),
         max_length=32,
         report=True,
     ),
@@ -341,20 +356,20 @@ CAMPAIGN_SETTINGS: tuple[Setting, ...] = (
         "launch_min_gsb",
         Kind.NUMBER,
         0.05,
-        "Smallest GSB that may launch",
-        "Smallest GSB that may launch.",
+        _("Smallest GSB that may launch"),
+        _("Smallest GSB that may launch."),
         low=0,
         high=1,
         # GSB runs from -1 to 1, but a launch needs it above 0: the decision rule takes 0 to 1.
-        range_note="a launch needs GSB above 0",
+        range_note=_("a launch needs GSB above 0"),
         report=True,
     ),
     Setting(
         "launch_alpha",
         Kind.NUMBER,
         0.05,
-        "Significance level",
-        "Significance level of the guarded measures.",
+        _("Significance level"),
+        _("Significance level of the guarded measures."),
         low=0,
         high=1,
         open=True,
@@ -364,8 +379,8 @@ CAMPAIGN_SETTINGS: tuple[Setting, ...] = (
         "min_queries",
         Kind.INTEGER,
         30,
-        "Queries with complete side-by-side judgments before a decision",
-        "Queries with complete side-by-side judgments needed before a decision.",
+        _("Queries with complete side-by-side judgments before a decision"),
+        _("Queries with complete side-by-side judgments needed before a decision."),
         low=1,
         high=100_000,
         report=True,
@@ -374,8 +389,8 @@ CAMPAIGN_SETTINGS: tuple[Setting, ...] = (
         "min_coverage",
         Kind.NUMBER,
         0.9,
-        "Share of tasks complete before a decision",
-        "Share of side-by-side and of relevance tasks complete at their overlap before a decision.",
+        _("Share of tasks complete before a decision"),
+        _("Share of side-by-side and of relevance tasks complete at their overlap before a decision."),
         low=0,
         high=1,
         report=True,
@@ -384,8 +399,8 @@ CAMPAIGN_SETTINGS: tuple[Setting, ...] = (
         "repeat_rate",
         Kind.NUMBER,
         0.05,
-        "Share of tasks shown again to measure consistency (0 to 0.5)",
-        "Share of an annotator's tasks shown to them again later, to measure consistency.",
+        _("Share of tasks shown again to measure consistency (0 to 0.5)"),
+        _("Share of an annotator's tasks shown to them again later, to measure consistency."),
         low=0,
         high=0.5,
     ),
@@ -393,25 +408,25 @@ CAMPAIGN_SETTINGS: tuple[Setting, ...] = (
         "reuse_labels",
         Kind.BOOLEAN,
         True,
-        "Reuse labels of earlier campaigns of the standard",
-        "Count earlier campaigns' labels of its standard.",
+        _("Reuse labels of earlier campaigns of the standard"),
+        _("Count earlier campaigns' labels of its standard."),
     ),
     Setting(
         "reuse_max_age_days",
         Kind.INTEGER,
         0,
-        "Oldest reused label (days; 0: any)",
-        "Oldest reused label, in days; 0: any.",
+        _("Oldest reused label (days; 0: any)"),
+        _("Oldest reused label, in days; 0: any."),
         low=0,
         high=36500,
-        low_meaning="any age",
+        low_meaning=_("any age"),
     ),
     Setting(
         "flag_min_seconds",
         Kind.NUMBER,
         2.0,
-        "Flag annotators with a median below (seconds a label)",
-        "Flag a median below this many seconds a label.",
+        _("Flag annotators with a median below (seconds a label)"),
+        _("Flag a median below this many seconds a label."),
         low=0,
         high=3600,
     ),
@@ -441,8 +456,8 @@ CAMPAIGN_SETTINGS: tuple[Setting, ...] = (
         "flag_min_gold_accuracy",
         Kind.NUMBER,
         0.5,
-        "Flag annotators with gold accuracy below",
-        "Flag exact gold accuracy below this.",
+        _("Flag annotators with gold accuracy below"),
+        _("Flag exact gold accuracy below this."),
         low=0,
         high=1,
     ),

@@ -43,8 +43,8 @@ class Aggregation(models.TextChoices):
 class NoveltyPopularity(models.TextChoices):
     """Where novelty reads a document's popularity from."""
 
-    BUNDLE = "bundle", "The documents' popularity in the bundle"
-    RANKINGS = "rankings", "The share of the campaign's lists that show the document"
+    BUNDLE = "bundle", _("The documents' popularity in the bundle")
+    RANKINGS = "rankings", _("The share of the campaign's lists that show the document")
 
 
 class GSBScale(models.IntegerChoices):

@@ -70,7 +70,7 @@ class LabelForm(forms.Form):
     grade = forms.IntegerField(required=False)
     side = forms.TypedChoiceField(choices=[(side, side) for side in SIDES], required=False, empty_value=None)
     strength = forms.TypedChoiceField(
-        choices=[("1", "slightly"), ("2", "much")], coerce=int, required=False, empty_value=None
+        choices=[("1", _("slightly")), ("2", _("much"))], coerce=int, required=False, empty_value=None
     )
     intents = ValuesField(required=False)
     intents_asked = forms.BooleanField(required=False)  # the page showed intents: none ticked is an answer
@@ -83,7 +83,7 @@ class LabelForm(forms.Form):
         for value in self.cleaned_data["duplicate"]:
             match = DUPLICATE_MARK.fullmatch(value)
             if match is None:
-                raise forms.ValidationError("a near-duplicate is marked as side:position:same-as position")
+                raise forms.ValidationError(_("a near-duplicate is marked as side:position:same-as position"))
             marks.append([match[1], int(match[2]), int(match[3])])
         return marks or None
 
@@ -118,7 +118,7 @@ class AdjudicationForm(forms.Form):
         if not self.relevance:
             return {"verdict": label}
         if not GRADE_TEXT.fullmatch(label):
-            raise forms.ValidationError("is not a grade (a whole number such as 2 or -1)")
+            raise forms.ValidationError(_("is not a grade (a whole number such as 2 or -1)"))
         return {"grade": int(label)}
 
 
@@ -136,9 +136,9 @@ def _roles_offer(form: forms.Form, roles: list[Role]) -> None:
 class PersonForm(forms.Form):
     """A new person; `roles` are those the manager may give (`roles.roles_grantable`)."""
 
-    username = forms.CharField(max_length=150)
-    name = forms.CharField(max_length=150, required=False)
-    role = forms.ChoiceField()
+    username = forms.CharField(max_length=150, label=_("Username"))
+    name = forms.CharField(max_length=150, required=False, label=_("Name"))
+    role = forms.ChoiceField(label=_("Role"))
 
     def __init__(self, *args, roles: list[Role], **kwargs):
         super().__init__(*args, **kwargs)
@@ -150,10 +150,10 @@ class PersonActionForm(forms.Form):
 
     action = forms.ChoiceField(
         choices=[
-            ("deactivate", "Deactivate"),
-            ("activate", "Activate"),
-            ("password_reset", "Reset password"),
-            ("role", "Change role"),
+            ("deactivate", _("Deactivate")),
+            ("activate", _("Activate")),
+            ("password_reset", _("Reset password")),
+            ("role", _("Change role")),
         ]
     )
     role = forms.ChoiceField(required=False)
@@ -165,12 +165,12 @@ class PersonActionForm(forms.Form):
     def clean(self):
         data = super().clean()
         if data.get("action") == "role" and not data.get("role"):
-            self.add_error("role", "Choose a role.")
+            self.add_error("role", _("Choose a role."))
         return data
 
 
 class CampaignMembersForm(forms.Form):
-    open_to_all = forms.BooleanField(required=False, label="Open to every annotator")
+    open_to_all = forms.BooleanField(required=False, label=_("Open to every annotator"))
     members = forms.ModelMultipleChoiceField(
         queryset=campaign_member_candidates(), required=False, widget=forms.CheckboxSelectMultiple
     )
@@ -184,7 +184,7 @@ class CampaignUploadForm(forms.Form):
     """A bundle and any number of (model, TREC run) pairs, posted as `run_model_<i>` and `run_file_<i>`."""
 
     bundle = forms.FileField(
-        help_text="The campaign bundle: JSON as import_campaign reads it, may be gzipped."
+        help_text=_("The campaign bundle: JSON as import_campaign reads it, may be gzipped.")
     )
 
     def clean(self):
@@ -196,8 +196,11 @@ class CampaignUploadForm(forms.Form):
             field = RUN_FIELD.fullmatch(key)
             if field is None:
                 raise forms.ValidationError(
-                    f"{key!r} is not a run's field: runs are posted as run_model_0 and run_file_0, "
-                    "run_model_1 and run_file_1, and so on."
+                    _(
+                        "%(key)r is not a run's field: runs are posted as run_model_0 and run_file_0, "
+                        "run_model_1 and run_file_1, and so on."
+                    )
+                    % {"key": key}
                 )
             indexes.add(int(field[1]))
         runs = []
@@ -207,17 +210,20 @@ class CampaignUploadForm(forms.Form):
             if not model and upload is None:
                 continue
             if not model or upload is None:
-                raise forms.ValidationError(f"run {index + 1}: give both the model's name and its run file")
+                raise forms.ValidationError(
+                    _("run %(number)s: give both the model's name and its run file") % {"number": index + 1}
+                )
             if len(model) > MODEL_NAME_LENGTH or not MODEL_NAME.match(model):
                 raise forms.ValidationError(
-                    f"run {index + 1}: the model's name {MODEL_NAME_RULE}; "
-                    f"it is at most {MODEL_NAME_LENGTH} characters long."
+                    _("run %(number)s: the model's name %(rule)s; it is at most %(length)s characters long.")
+                    % {"number": index + 1, "rule": MODEL_NAME_RULE, "length": MODEL_NAME_LENGTH}
                 )
             runs.append((model, upload))
         for upload in [data.get("bundle"), *(upload for _model, upload in runs)]:
             if upload is not None and upload.size > settings.IMPORT_UPLOAD_MAX_BYTES:
                 raise forms.ValidationError(
-                    f"{upload.name}: larger than {settings.IMPORT_UPLOAD_MAX_BYTES} bytes"
+                    _("%(file)s: larger than %(bytes)s bytes")
+                    % {"file": upload.name, "bytes": settings.IMPORT_UPLOAD_MAX_BYTES}
                 )
         data["runs"] = runs
         return data
@@ -243,7 +249,7 @@ class InteractionLogForm(forms.Form):
 
 class ImportActionForm(forms.Form):
     action = forms.ChoiceField(
-        choices=[("confirm", "Create the campaign"), ("cancel", "Cancel"), ("retry", "Retry")]
+        choices=[("confirm", _("Create the campaign")), ("cancel", _("Cancel")), ("retry", _("Retry"))]
     )
 
 
@@ -272,7 +278,7 @@ class CutoffsField(forms.Field):
         try:
             return [int(part) for part in (value or "").replace(",", " ").split()]
         except ValueError:
-            raise forms.ValidationError("whole numbers separated by commas, e.g. 1, 3, 5, 10") from None
+            raise forms.ValidationError(_("whole numbers separated by commas, e.g. 1, 3, 5, 10")) from None
 
     def prepare_value(self, value):
         return ", ".join(map(str, value)) if isinstance(value, list) else value
@@ -293,7 +299,7 @@ class WeightsField(forms.Field):
         try:
             return [float(part) for part in parts] or None
         except ValueError:
-            raise forms.ValidationError("numbers separated by commas, e.g. 1, 0.8, 0.63") from None
+            raise forms.ValidationError(_("numbers separated by commas, e.g. 1, 0.8, 0.63")) from None
 
     def prepare_value(self, value):
         return ", ".join(map(str, value)) if isinstance(value, list) else value
@@ -333,8 +339,12 @@ class CampaignSettingsForm(forms.Form):
     grade) and a field per setting of `CAMPAIGN_SETTINGS`; their ranges and the rules on what may still
     change are checked by `parse_campaign_change` and `campaign_change`, as for the API."""
 
-    description = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
-    guidelines = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 6}))
+    description = forms.CharField(
+        required=False, label=_("Description"), widget=forms.Textarea(attrs={"rows": 2})
+    )
+    guidelines = forms.CharField(
+        required=False, label=_("Guidelines"), widget=forms.Textarea(attrs={"rows": 6})
+    )
 
     OUTSIDE_SETTINGS = ("description", "guidelines", "scale")
 

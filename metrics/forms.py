@@ -1,10 +1,12 @@
 """Parsing the metrics pages' query strings."""
 
 from django import forms
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from metrics.selectors.explorer import SORT_KEYS, ExplorerFilter, Lists
 
-ANY = [("", "any")]
+ANY = [("", _("any"))]
 
 
 class ExplorerForm(forms.Form):
@@ -12,25 +14,32 @@ class ExplorerForm(forms.Form):
 
     model = forms.CharField(required=False, max_length=100)
     measure = forms.CharField(required=False, max_length=32)
-    q = forms.CharField(required=False, max_length=200, label="Search")
+    q = forms.CharField(required=False, max_length=200, label=_("Search"))
     segment = forms.CharField(required=False, max_length=100)
     verdict = forms.ChoiceField(
         required=False,
-        choices=[*ANY, ("good", "good"), ("same", "same"), ("bad", "bad"), ("none", "none yet")],
+        choices=[*ANY, ("good", _("Good")), ("same", _("Same")), ("bad", _("Bad")), ("none", _("none yet"))],
     )
-    lists = forms.ChoiceField(required=False, choices=[*ANY, *((kind.value, kind.value) for kind in Lists)])
-    disputed = forms.ChoiceField(required=False, choices=[*ANY, ("yes", "disputed"), ("no", "agreed")])
+    lists = forms.ChoiceField(
+        required=False,
+        choices=[
+            *ANY,
+            (Lists.CHANGED.value, pgettext_lazy("lists", "changed")),
+            (Lists.IDENTICAL.value, _("identical")),
+        ],
+    )
+    disputed = forms.ChoiceField(required=False, choices=[*ANY, ("yes", _("disputed")), ("no", _("agreed"))])
     alone = forms.ChoiceField(
         required=False,
         choices=[
             *ANY,
-            ("either", "judges and users disagree"),
-            ("judges", "only the judges prefer the experiment"),
-            ("users", "only the users prefer the experiment"),
+            ("either", _("judges and users disagree")),
+            ("judges", _("only the judges prefer the experiment")),
+            ("users", _("only the users prefer the experiment")),
         ],
     )
     sort = forms.ChoiceField(required=False, choices=[(key, key) for key in SORT_KEYS])
-    order = forms.ChoiceField(required=False, choices=[("asc", "ascending"), ("desc", "descending")])
+    order = forms.ChoiceField(required=False, choices=[("asc", _("ascending")), ("desc", _("descending"))])
     page = forms.IntegerField(required=False, min_value=1, max_value=1_000_000)
 
     def filters(self) -> ExplorerFilter:

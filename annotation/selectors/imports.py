@@ -10,6 +10,7 @@ from django.conf import settings
 from django.tasks import TaskResultStatus, default_task_backend
 from django.tasks.exceptions import TaskResultDoesNotExist
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from annotation.models import CampaignImport
 
@@ -17,10 +18,19 @@ Status = CampaignImport.Status
 IN_PROGRESS = (Status.CHECKING, Status.IMPORTING)
 # What the page calls an import in progress whose worker stopped: not a stored status, it is found.
 STOPPED = "stopped"
-STOPPED_LABEL = "Stopped: nothing was written"
-STOPPED_CHECKING = (
+STOPPED_LABEL = _("Stopped: nothing was written")
+STOPPED_CHECKING = _(
     "The background worker stopped while checking these files: it was stopped, or its machine restarted. "
     "Retry to check them again, or cancel to remove them."
+)
+STOPPED_IMPORTING = _(
+    "The background worker stopped while importing these files: it was stopped, or its machine restarted. "
+    "Nothing was written. Retry to import them again, or cancel to remove them."
+)
+STOPPED_IMPORTING_AFTER = _(
+    "The background worker stopped while importing these files, after %(rows)s of %(total)s ranking rows: it "
+    "was stopped, or its machine restarted. Nothing was written. Retry to import them again, or cancel to "
+    "remove them."
 )
 STOPPED_IMPORTING = (
     "The background worker stopped while importing these files: it was stopped, or its machine restarted. "
@@ -158,13 +168,13 @@ def import_view(*, staged: CampaignImport) -> ImportView:
     progress = import_progress(staged=staged) if importing else None
     status, label, error = staged.status, staged.get_status_display(), staged.error
     if worker == Worker.STOPPED:
-        status, label = STOPPED, STOPPED_LABEL
+        status, label = STOPPED, str(STOPPED_LABEL)
         if not importing:
-            error = STOPPED_CHECKING
+            error = str(STOPPED_CHECKING)
         elif progress:
-            error = STOPPED_IMPORTING_AFTER.format(rows=progress.rows, total=progress.total)
+            error = str(STOPPED_IMPORTING_AFTER) % {"rows": progress.rows, "total": progress.total}
         else:
-            error = STOPPED_IMPORTING
+            error = str(STOPPED_IMPORTING)
     return ImportView(
         staged=staged,
         status=status,

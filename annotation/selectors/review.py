@@ -8,6 +8,7 @@ from typing import Any
 
 from django.db.models import Case, Count, F, Max, Min, Q, QuerySet, When
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from annotation.disputes import grade_dispute, queue_rank, verdict_dispute
 from annotation.list_changes import Move, list_changes
@@ -405,9 +406,9 @@ def review_task(
         **common,
         # In the order the lists stand on the page (`lists`: online left), so key 1 means the left list.
         choices=[
-            (Verdict.BAD.value, f"{online.name} (left) better"),
-            (Verdict.SAME.value, "About the same"),
-            (Verdict.GOOD.value, f"{experimental.name} (right) better"),
+            (Verdict.BAD.value, gettext("%(model)s (left) better") % {"model": online.name}),
+            (Verdict.SAME.value, gettext("About the same")),
+            (Verdict.GOOD.value, gettext("%(model)s (right) better") % {"model": experimental.name}),
         ],
         gold=task.gold_verdict,
         labels=labels,

@@ -33,6 +33,7 @@ from metrics.compute.labels import (
     scale_positions,
 )
 from metrics.compute.resampling import Resampling, bootstrap_sums, item_kinds
+from metrics.compute.wording import phrase
 
 
 class Undefined(StrEnum):
@@ -48,9 +49,9 @@ class Undefined(StrEnum):
 
 
 _UNDEFINED_REASONS = {
-    Undefined.NO_TASKS: "no task has two labels",
-    Undefined.ONE_TASK: "one task only: agreement needs at least two",
-    Undefined.NO_VARIATION: "no variation: chance explains every agreement",
+    Undefined.NO_TASKS: phrase("no task has two labels"),
+    Undefined.ONE_TASK: phrase("one task only: agreement needs at least two"),
+    Undefined.NO_VARIATION: phrase("no variation: chance explains every agreement"),
 }
 
 

@@ -26,6 +26,7 @@ from metrics.compute.labels import (
     position_counts,
     scale_positions,
 )
+from metrics.compute.wording import Phrase, phrase
 
 
 @dataclass(frozen=True)
@@ -198,7 +199,7 @@ def annotator_flags(
     bias: list[SideBias],
     rule: FlagRule = FlagRule(),
     selves: list["SelfAgreement"] | None = None,
-) -> list[list[str]]:
+) -> list[list[Phrase]]:
     """Each annotator's flags (reasons as sentences; empty when none), from their figures:
 
     - speed: median seconds per grade below `rule.min_seconds`;
@@ -215,29 +216,64 @@ def annotator_flags(
     tested = sum(1 for side in bias if side.n_decisive)
     enough = [row for row in quality if row.n_judgments >= rule.min_labels and row.n_consensus]
     typical = float(np.median([row.consensus_agreement for row in enough])) if len(enough) >= 3 else np.nan
-    flags: list[list[str]] = []
+    flags: list[list[Phrase]] = []
     for row, side in zip(quality, bias, strict=True):
         reasons = []
         if row.n_judgments >= rule.min_labels and row.median_seconds < rule.min_seconds:
-            reasons.append(f"median {row.median_seconds:.1f} s a grade (under {rule.min_seconds:g} s)")
+            reasons.append(
+                phrase(
+                    "median %(seconds)s s a grade (under %(limit)s s)",
+                    seconds=f"{row.median_seconds:.1f}",
+                    limit=f"{rule.min_seconds:g}",
+                )
+            )
         if row.n_gold >= rule.min_gold and row.gold_accuracy < rule.min_gold_accuracy:
-            accuracy = f"gold accuracy {row.gold_accuracy:.2f} on {row.n_gold} items"
-            reasons.append(f"{accuracy} (under {rule.min_gold_accuracy:g})")
+            reasons.append(
+                phrase(
+                    "gold accuracy %(accuracy)s on %(items)s items (under %(limit)s)",
+                    accuracy=f"{row.gold_accuracy:.2f}",
+                    items=row.n_gold,
+                    limit=f"{rule.min_gold_accuracy:g}",
+                )
+            )
         if side.n_decisive and side.p_value < rule.alpha / tested:
             reasons.append(
-                f"side bias: the left list favoured in {side.left_better_share:.0%} of {side.n_decisive} "
-                f"decisive verdicts (p = {side.p_value:.2g})"
+                phrase(
+                    "side bias: the left list favoured in %(share)s of %(verdicts)s decisive verdicts "
+                    "(p = %(p)s)",
+                    share=f"{side.left_better_share:.0%}",
+                    verdicts=side.n_decisive,
+                    p=f"{side.p_value:.2g}",
+                )
             )
         if row in enough and row.consensus_agreement < typical - rule.consensus_gap:
-            agreement = f"agreement with consensus {row.consensus_agreement:.2f}"
-            reasons.append(f"{agreement}, the median annotator's {typical:.2f}")
+            reasons.append(
+                phrase(
+                    "agreement with consensus %(agreement)s, the median annotator's %(typical)s",
+                    agreement=f"{row.consensus_agreement:.2f}",
+                    typical=f"{typical:.2f}",
+                )
+            )
         own = selves[row.annotator] if selves is not None else None
         repeats = (
-            [("grades", own.n_grades, own.exact), ("verdicts", own.n_verdicts, own.consistent)] if own else []
+            [
+                (
+                    phrase("repeats: %(share)s of %(n)s grades the same as the first time"),
+                    own.n_grades,
+                    own.exact,
+                ),
+                (
+                    phrase("repeats: %(share)s of %(n)s verdicts the same as the first time"),
+                    own.n_verdicts,
+                    own.consistent,
+                ),
+            ]
+            if own
+            else []
         )
-        for what, n, (share, _, high) in repeats:
+        for template, n, (share, _, high) in repeats:
             if n >= rule.min_repeats and high < rule.min_self_agreement:
-                reasons.append(f"repeats: {share:.0%} of {n} {what} the same as the first time")
+                reasons.append(Phrase(template, {"share": f"{share:.0%}", "n": n}))
         flags.append(reasons)
     return flags
 

@@ -26,7 +26,7 @@ from metrics.compute.gsb import GSBSummary
 from metrics.compute.guardrails import GuardrailOutcome, GuardrailStatus
 from metrics.compute.resampling import check_probability
 from metrics.compute.significance import PairedComparison, additional_queries
-from metrics.compute.wording import number, signed
+from metrics.compute.wording import Phrase, number, phrase, signed
 
 
 class Outcome(StrEnum):
@@ -193,40 +193,54 @@ def decide(
         Outcome.COLLECTING,
         tuple(shortfalls),
         None,
-        headline="Collecting: not enough data yet",
+        headline=phrase("Collecting: not enough data yet"),
         provisional=decision,
     )
 
 
-def _shortfalls(rule: LaunchRule, coverage: Coverage) -> list[str]:
+def _shortfalls(rule: LaunchRule, coverage: Coverage) -> list[Phrase]:
     """One sentence per threshold not yet reached, with the progress towards it."""
     shortfalls = []
     if coverage.complete_queries < rule.min_queries:
-        shortfall = (
-            f"{coverage.complete_queries} of the {rule.min_queries} queries needed have complete "
-            "side-by-side judgments"
-        )
+        counts = {
+            "complete": coverage.complete_queries,
+            "needed": rule.min_queries,
+            "queries": coverage.queries,
+        }
         if coverage.queries < rule.min_queries:
-            shortfall += (
-                f"; the campaign has only {coverage.queries} queries, so add queries or lower min_queries"
+            shortfall = Phrase(
+                "%(complete)s of the %(needed)s queries needed have complete side-by-side judgments; the "
+                "campaign has only %(queries)s queries, so add queries or lower min_queries.",
+                counts,
             )
-        shortfalls.append(shortfall + ".")
-    for kind, complete, total, share in (
-        (
-            "side-by-side",
-            coverage.side_by_side_complete,
-            coverage.side_by_side_tasks,
-            coverage.side_by_side_share,
-        ),
-        ("relevance", coverage.relevance_complete, coverage.relevance_tasks, coverage.relevance_share),
-    ):
-        if share < rule.min_coverage:
-            shortfalls.append(
-                f"{complete} of {total} {kind} tasks are complete ({_percent_down(share)}; "
-                f"{rule.min_coverage:.0%} needed)."
+        else:
+            shortfall = Phrase(
+                "%(complete)s of the %(needed)s queries needed have complete side-by-side judgments.", counts
             )
+        shortfalls.append(shortfall)
+    needed = f"{rule.min_coverage:.0%}"
+    if coverage.side_by_side_share < rule.min_coverage:
+        shortfalls.append(
+            phrase(
+                "%(complete)s of %(total)s side-by-side tasks are complete (%(share)s; %(needed)s needed).",
+                complete=coverage.side_by_side_complete,
+                total=coverage.side_by_side_tasks,
+                share=_percent_down(coverage.side_by_side_share),
+                needed=needed,
+            )
+        )
+    if coverage.relevance_share < rule.min_coverage:
+        shortfalls.append(
+            phrase(
+                "%(complete)s of %(total)s relevance tasks are complete (%(share)s; %(needed)s needed).",
+                complete=coverage.relevance_complete,
+                total=coverage.relevance_tasks,
+                share=_percent_down(coverage.relevance_share),
+                needed=needed,
+            )
+        )
     if shortfalls and coverage.labels_outstanding:
-        shortfalls.append(f"{coverage.labels_outstanding} labels are outstanding.")
+        shortfalls.append(phrase("%(labels)s labels are outstanding.", labels=coverage.labels_outstanding))
     return shortfalls
 
 
@@ -249,12 +263,17 @@ def _apply_rule(
         outcome, reasons, more_queries, headline = _decide_on_primary(rule, deltas.get(rule.primary_measure))
 
     worse = [
-        f"{name} got significantly worse: {signed(deltas[name].mean_delta)} ({_p(deltas[name].p_value)})."
+        phrase(
+            "%(measure)s got significantly worse: %(change)s (%(p)s).",
+            measure=name,
+            change=signed(deltas[name].mean_delta),
+            p=_p(deltas[name].p_value),
+        )
         for name in rule.guarded_measures
         if name in deltas and deltas[name].mean_delta < 0 and deltas[name].p_value < rule.alpha
     ]
     unchecked = [name for name in rule.guarded_measures if name not in deltas]
-    notes = [f"{name} has no comparison, so it was not checked." for name in unchecked]
+    notes = [phrase("%(measure)s has no comparison, so it was not checked.", measure=m) for m in unchecked]
     failed = [item.reason for item in guardrails if item.status is GuardrailStatus.FAILED]
     notes += [item.reason for item in guardrails if item.status is not GuardrailStatus.FAILED]
     if worse or failed:
@@ -262,33 +281,63 @@ def _apply_rule(
         return Decision(Outcome.NO_LAUNCH, (*worse, *failed, *reasons, *notes), None, headline=headline)
     checked = [name for name in rule.guarded_measures if name in deltas]
     if outcome is Outcome.LAUNCH and checked:
-        notes.insert(0, f"No guarded measure ({', '.join(checked)}) got significantly worse.")
+        measures = ", ".join(checked)
+        notes.insert(
+            0, phrase("No guarded measure (%(measures)s) got significantly worse.", measures=measures)
+        )
     return Decision(outcome, (*reasons, *notes), more_queries, headline=headline)
 
 
-_WORSE = "No launch: significantly worse"
-_GUARDRAIL_FAILED = "No launch: a guardrail failed"
-_NO_IMPROVEMENT = "No launch: no improvement shown"
+_WORSE = phrase("No launch: significantly worse")
+_GUARDRAIL_FAILED = phrase("No launch: a guardrail failed")
+_NO_IMPROVEMENT = phrase("No launch: no improvement shown")
+_LAUNCH = phrase("Launch")
+_INCONCLUSIVE = phrase("Inconclusive")
 
 
-def _decide_on_gsb(rule: LaunchRule, gsb: GSBSummary) -> tuple[Outcome, list[str], int | None, str]:
+def _decide_on_gsb(rule: LaunchRule, gsb: GSBSummary) -> tuple[Outcome, list[Phrase], int | None, Phrase]:
     # Significance is the exact query-level test's (p < alpha), whose error rate is at most alpha at every
     # number of queries; the bootstrap interval is shown, not decided on (it errs more at small n).
-    described = (
-        f"GSB is {number(gsb.score)} ({gsb.confidence * 100:g}% CI {number(gsb.ci_low)} to "
-        f"{number(gsb.ci_high)}, {gsb.n_queries} queries; {_p(gsb.p_value)})"
-    )
+    figures = {
+        "gsb": number(gsb.score),
+        "confidence": f"{gsb.confidence * 100:g}",
+        "low": number(gsb.ci_low),
+        "high": number(gsb.ci_high),
+        "queries": gsb.n_queries,
+        "p": _p(gsb.p_value),
+        "threshold": number(rule.min_gsb),
+    }
     significant = gsb.p_value < rule.alpha
-    threshold = f"the launch threshold {number(rule.min_gsb)}"
     if gsb.score < 0 and significant:
-        return Outcome.NO_LAUNCH, [f"{described}, significantly below 0."], None, _WORSE
+        worse = Phrase(
+            "GSB is %(gsb)s (%(confidence)s%% CI %(low)s to %(high)s, %(queries)s queries; %(p)s), "
+            "significantly below 0.",
+            figures,
+        )
+        return Outcome.NO_LAUNCH, [worse], None, _WORSE
     if gsb.score < 0:
-        reasons = [f"{described}, below 0, but not significantly: not significantly worse."]
+        reasons = [
+            Phrase(
+                "GSB is %(gsb)s (%(confidence)s%% CI %(low)s to %(high)s, %(queries)s queries; %(p)s), "
+                "below 0, but not significantly: not significantly worse.",
+                figures,
+            )
+        ]
         return Outcome.NO_LAUNCH, reasons, None, _NO_IMPROVEMENT
     if gsb.score == 0:
-        return Outcome.NO_LAUNCH, [f"{described}, at 0."], None, _NO_IMPROVEMENT
+        zero = Phrase(
+            "GSB is %(gsb)s (%(confidence)s%% CI %(low)s to %(high)s, %(queries)s queries; %(p)s), at 0.",
+            figures,
+        )
+        return Outcome.NO_LAUNCH, [zero], None, _NO_IMPROVEMENT
     if gsb.score < rule.min_gsb:
-        reasons = [f"{described}, above 0 but below {threshold}."]
+        reasons = [
+            Phrase(
+                "GSB is %(gsb)s (%(confidence)s%% CI %(low)s to %(high)s, %(queries)s queries; %(p)s), "
+                "above 0 but below the launch threshold %(threshold)s.",
+                figures,
+            )
+        ]
         # Significantly above 0 already: what is in doubt is whether it is really below the threshold.
         effect = rule.min_gsb - gsb.score if significant else gsb.score
         more_queries = _at_least_one(
@@ -298,52 +347,82 @@ def _decide_on_gsb(rule: LaunchRule, gsb: GSBSummary) -> tuple[Outcome, list[str
             Outcome.INCONCLUSIVE,
             reasons + _more_queries_reasons(more_queries),
             more_queries,
-            "Inconclusive",
+            _INCONCLUSIVE,
         )
     if significant:
-        reasons = [f"{described}, at least {threshold}, significantly above 0."]
-        return Outcome.LAUNCH, reasons, None, "Launch"
+        reasons = [
+            Phrase(
+                "GSB is %(gsb)s (%(confidence)s%% CI %(low)s to %(high)s, %(queries)s queries; %(p)s), "
+                "at least the launch threshold %(threshold)s, significantly above 0.",
+                figures,
+            )
+        ]
+        return Outcome.LAUNCH, reasons, None, _LAUNCH
     more_queries = _at_least_one(
         additional_queries(gsb.score, gsb.std_error, gsb.n_queries, alpha=rule.alpha)
     )
-    reasons = [f"{described}, at least {threshold}, but not significantly above 0."]
-    return Outcome.INCONCLUSIVE, reasons + _more_queries_reasons(more_queries), more_queries, "Inconclusive"
+    reasons = [
+        Phrase(
+            "GSB is %(gsb)s (%(confidence)s%% CI %(low)s to %(high)s, %(queries)s queries; %(p)s), "
+            "at least the launch threshold %(threshold)s, but not significantly above 0.",
+            figures,
+        )
+    ]
+    return Outcome.INCONCLUSIVE, reasons + _more_queries_reasons(more_queries), more_queries, _INCONCLUSIVE
 
 
 def _decide_on_primary(
     rule: LaunchRule, primary: PairedComparison | None
-) -> tuple[Outcome, list[str], int | None, str]:
+) -> tuple[Outcome, list[Phrase], int | None, Phrase]:
     measure = rule.primary_measure
     if primary is None:
         return (
             Outcome.INCONCLUSIVE,
-            [f"There are no side-by-side judgments and no {measure} comparison."],
+            [phrase("There are no side-by-side judgments and no %(measure)s comparison.", measure=measure)],
             None,
-            "Inconclusive",
+            _INCONCLUSIVE,
         )
     reasons = [
-        f"There are no side-by-side judgments, so the decision rests on {measure} ({primary.n} queries)."
+        phrase(
+            "There are no side-by-side judgments, so the decision rests on %(measure)s "
+            "(%(queries)s queries).",
+            measure=measure,
+            queries=primary.n,
+        )
     ]
-    change = f"{signed(primary.mean_delta)} ({_p(primary.p_value)})"
+    change = {"measure": measure, "change": signed(primary.mean_delta), "p": _p(primary.p_value)}
     if primary.mean_delta < 0 and primary.p_value < rule.alpha:
-        return Outcome.NO_LAUNCH, [*reasons, f"{measure} got significantly worse: {change}."], None, _WORSE
+        worse = Phrase("%(measure)s got significantly worse: %(change)s (%(p)s).", change)
+        return Outcome.NO_LAUNCH, [*reasons, worse], None, _WORSE
     if primary.mean_delta <= 0:
-        reasons.append(f"{measure} did not improve: {change}.")
+        reasons.append(Phrase("%(measure)s did not improve: %(change)s (%(p)s).", change))
         return Outcome.NO_LAUNCH, reasons, None, _NO_IMPROVEMENT
     if primary.p_value < rule.alpha:
-        return Outcome.LAUNCH, [*reasons, f"{measure} improved significantly: {change}."], None, "Launch"
-    reasons.append(f"{measure} improved by {change}, not significantly at alpha {rule.alpha:g}.")
+        better = Phrase("%(measure)s improved significantly: %(change)s (%(p)s).", change)
+        return Outcome.LAUNCH, [*reasons, better], None, _LAUNCH
+    reasons.append(
+        Phrase(
+            "%(measure)s improved by %(change)s (%(p)s), not significantly at alpha %(alpha)s.",
+            {**change, "alpha": f"{rule.alpha:g}"},
+        )
+    )
     more_queries = _at_least_one(
         additional_queries(primary.mean_delta, primary.std_error, primary.n, alpha=rule.alpha)
     )
-    return Outcome.INCONCLUSIVE, reasons + _more_queries_reasons(more_queries), more_queries, "Inconclusive"
+    return Outcome.INCONCLUSIVE, reasons + _more_queries_reasons(more_queries), more_queries, _INCONCLUSIVE
 
 
-def _more_queries_reasons(more_queries: int | None) -> list[str]:
+def _more_queries_reasons(more_queries: int | None) -> list[Phrase]:
     if more_queries is None:
         return []
-    noun = "query" if more_queries == 1 else "queries"
-    return [f"About {more_queries} more judged {noun} would likely settle it (a rough estimate)."]
+    if more_queries == 1:
+        return [phrase("About 1 more judged query would likely settle it (a rough estimate).")]
+    return [
+        phrase(
+            "About %(queries)s more judged queries would likely settle it (a rough estimate).",
+            queries=more_queries,
+        )
+    ]
 
 
 def _at_least_one(more_queries: int | None) -> int | None:

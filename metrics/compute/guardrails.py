@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol
 
-from metrics.compute.wording import number
+from metrics.compute.wording import Phrase, number, phrase
 
 
 class Bound(StrEnum):
@@ -78,7 +78,7 @@ class GuardrailOutcome:
     guardrail: Guardrail
     status: GuardrailStatus
     observed: float
-    reason: str
+    reason: Phrase
 
 
 def evaluate_guardrails(
@@ -96,37 +96,42 @@ def evaluate_guardrails(
 def _evaluate(guardrail: Guardrail, difference: Interval | None) -> GuardrailOutcome:
     metric, threshold = guardrail.metric, number(guardrail.threshold)
     if difference is None:
-        reason = f"Guardrail on {metric} could not be checked: there is no {metric} difference."
+        reason = phrase(
+            "Guardrail on %(metric)s could not be checked: there is no %(metric)s difference.", metric=metric
+        )
         return GuardrailOutcome(guardrail, GuardrailStatus.NOT_EVALUABLE, math.nan, reason)
     lower = guardrail.bound is Bound.LOWER
     observed = float(difference.ci_low if lower else difference.ci_high)
     if math.isnan(observed):
-        reason = f"Guardrail on {metric} could not be checked: the interval of Δ {metric} is undefined."
+        reason = phrase(
+            "Guardrail on %(metric)s could not be checked: the interval of Δ %(metric)s is undefined.",
+            metric=metric,
+        )
         return GuardrailOutcome(guardrail, GuardrailStatus.NOT_EVALUABLE, observed, reason)
     held = observed >= guardrail.threshold if lower else observed <= guardrail.threshold
     template = _REASONS[guardrail.bound, held]
-    reason = template.format(metric=metric, observed=number(observed), threshold=threshold)
+    reason = Phrase(template, {"metric": metric, "observed": number(observed), "threshold": threshold})
     return GuardrailOutcome(
         guardrail, GuardrailStatus.HELD if held else GuardrailStatus.FAILED, observed, reason
     )
 
 
-# One whole sentence per case, so that each can be translated as a whole.
+# One whole sentence per case, so that each can be translated as a whole (templates: filled in `_evaluate`).
 _REASONS = {
-    (Bound.LOWER, True): (
-        "Guardrail on {metric} held: the lower end of the interval of Δ {metric}, {observed}, "
-        "is at least {threshold}."
+    (Bound.LOWER, True): phrase(
+        "Guardrail on %(metric)s held: the lower end of the interval of Δ %(metric)s, %(observed)s, "
+        "is at least %(threshold)s."
     ),
-    (Bound.LOWER, False): (
-        "Guardrail on {metric} failed: the lower end of the interval of Δ {metric}, {observed}, "
-        "is below {threshold}."
+    (Bound.LOWER, False): phrase(
+        "Guardrail on %(metric)s failed: the lower end of the interval of Δ %(metric)s, %(observed)s, "
+        "is below %(threshold)s."
     ),
-    (Bound.UPPER, True): (
-        "Guardrail on {metric} held: the upper end of the interval of Δ {metric}, {observed}, "
-        "is at most {threshold}."
+    (Bound.UPPER, True): phrase(
+        "Guardrail on %(metric)s held: the upper end of the interval of Δ %(metric)s, %(observed)s, "
+        "is at most %(threshold)s."
     ),
-    (Bound.UPPER, False): (
-        "Guardrail on {metric} failed: the upper end of the interval of Δ {metric}, {observed}, "
-        "is above {threshold}."
+    (Bound.UPPER, False): phrase(
+        "Guardrail on %(metric)s failed: the upper end of the interval of Δ %(metric)s, %(observed)s, "
+        "is above %(threshold)s."
     ),
 }

@@ -39,6 +39,13 @@ def report_render(report: LaunchReport, format: str) -> str:
     return RENDERERS[format](report)
 
 
+def report_file(report: LaunchReport, format: str) -> str:
+    """The report as a downloaded or written file holds it: a CSV starts with a byte-order mark, by which
+    spreadsheets (Excel above all) know it is UTF-8 and show Chinese names and queries as written."""
+    text = report_render(report, format)
+    return "\ufeff" + text if format.endswith("csv") else text
+
+
 def report_filename(report: LaunchReport, format: str) -> str:
     model = f"-{report.model}" if report.model else ""
     return f"launch-report-campaign-{report.campaign.pk}{model}.{format}"

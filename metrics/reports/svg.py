@@ -4,13 +4,19 @@ import math
 from html import escape
 
 import numpy as np
+from django.utils.translation import gettext as _
 
 from metrics.reports.palette import PALETTE
 
 MODEL_COLORS = PALETTE["models"]
 GOOD, SAME, BAD = PALETTE["good"], PALETTE["same"], PALETTE["bad"]
 SCORE, WHISKER, AXIS, GRID, MUTED = (PALETTE[name] for name in ("score", "whisker", "axis", "grid", "muted"))
-FONT = f'font-family="system-ui, sans-serif" font-size="12" fill="{PALETTE["ink"]}"'
+# Chinese labels (the reader's language, the campaign's names) need a CJK font: no tofu in any browser.
+FONT_FAMILY = (
+    "system-ui, -apple-system, 'Segoe UI', 'PingFang SC', 'Microsoft YaHei', 'Noto Sans CJK SC', "
+    "'Source Han Sans SC', 'WenQuanYi Micro Hei', sans-serif"
+)
+FONT = f'font-family="{FONT_FAMILY}" font-size="12" fill="{PALETTE["ink"]}"'
 
 
 def _svg(width: int, height: int, body: list[str], label: str, *, grow: bool = True) -> str:
@@ -41,7 +47,7 @@ def means_chart(measures: list[str], models: list[tuple[str, list[float], list[t
     for m, measure in enumerate(measures):
         center = left + group * (m + 0.5)
         body.append(_text(center, height - bottom + 18, measure))
-        for i, (_, means, intervals) in enumerate(models):
+        for i, (_name, means, intervals) in enumerate(models):
             x = center + (i - len(models) / 2) * bar
             mean, (low, high) = means[m], intervals[m]
             if math.isnan(mean):
@@ -61,12 +67,12 @@ def means_chart(measures: list[str], models: list[tuple[str, list[float], list[t
                     f'{y_low:.1f}h8" stroke="{WHISKER}" stroke-width="1.2" fill="none"/>'
                 )
     x = left
-    for i, (name, _, _) in enumerate(models):
+    for i, (name, _means, _intervals) in enumerate(models):
         color = MODEL_COLORS[i % len(MODEL_COLORS)]
         body.append(f'<rect x="{x}" y="{height - 18}" width="12" height="12" fill="{color}"/>')
         body.append(_text(x + 17, height - 8, name, "start"))
         x += 30 + 7.5 * len(name)
-    return _svg(width, height, body, "Mean of each measure per model, with 95% intervals")
+    return _svg(width, height, body, _("Mean of each measure per model, with 95%% intervals") % {})
 
 
 def gsb_chart(good: int, same: int, bad: int, score: float, low: float, high: float) -> str:
@@ -76,7 +82,7 @@ def gsb_chart(good: int, same: int, bad: int, score: float, low: float, high: fl
     total = good + same + bad
     body = []
     x = float(left)
-    for count, color, name in ((good, GOOD, "Good"), (same, SAME, "Same"), (bad, BAD, "Bad")):
+    for count, color, name in ((good, GOOD, _("Good")), (same, SAME, _("Same")), (bad, BAD, _("Bad"))):
         share = count / total if total else 0.0
         if share:
             body.append(
@@ -89,7 +95,7 @@ def gsb_chart(good: int, same: int, bad: int, score: float, low: float, high: fl
                 )
         x += plot * share
     if not total:
-        body.append(_text(width / 2, 30, "No side-by-side verdicts yet", extra=f'fill="{MUTED}"'))
+        body.append(_text(width / 2, 30, _("No side-by-side verdicts yet"), extra=f'fill="{MUTED}"'))
 
     def at(value: float) -> float:
         return left + plot * (value + 1) / 2
@@ -114,7 +120,7 @@ def gsb_chart(good: int, same: int, bad: int, score: float, low: float, high: fl
             'stroke="#fff" stroke-width="2"/>'
         )
         body.append(_text(at(score), axis_y - 12, f"GSB {score:+.3f}", extra='font-weight="600"'))
-    return _svg(width, 112, body, "Good, Same and Bad verdicts, and GSB with its 95% interval")
+    return _svg(width, 112, body, _("Good, Same and Bad verdicts, and GSB with its 95%% interval") % {})
 
 
 def histogram_chart(deltas: np.ndarray, measure: str, bins: int = 21) -> str:
@@ -123,8 +129,9 @@ def histogram_chart(deltas: np.ndarray, measure: str, bins: int = 21) -> str:
     plot_width, plot_height = width - left - 10, height - bottom - top
     body = []
     if deltas.size == 0:
-        return _svg(width, 60, [_text(width / 2, 34, "No evaluated queries yet")], "No data")
+        return _svg(width, 60, [_text(width / 2, 34, _("No evaluated queries yet"))], _("No data"))
     reach = float(np.abs(deltas).max()) or 0.1
+    queries = _("%(count)s queries")
     counts, edges = np.histogram(deltas, bins=bins, range=(-reach, reach))
     tallest = max(int(counts.max()), 1)
     step = plot_width / bins
@@ -135,7 +142,8 @@ def histogram_chart(deltas: np.ndarray, measure: str, bins: int = 21) -> str:
         body.append(
             f'<rect x="{left + i * step + 1:.1f}" y="{top + plot_height - bar_height:.1f}" '
             f'width="{step - 2:.1f}" '
-            f'height="{bar_height:.1f}" fill="{color}"><title>{center:+.3f}: {count} queries</title></rect>'
+            f'height="{bar_height:.1f}" fill="{color}">'
+            f"<title>{center:+.3f}: {escape(queries % {'count': count})}</title></rect>"
         )
     for tick in np.linspace(-reach, reach, 5):
         x = left + plot_width * (tick + reach) / (2 * reach)
@@ -146,8 +154,16 @@ def histogram_chart(deltas: np.ndarray, measure: str, bins: int = 21) -> str:
         f'<line x1="{left}" x2="{width - 10}" y1="{top + plot_height}" y2="{top + plot_height}" '
         f'stroke="{AXIS}"/>'
     )
-    body.append(_text(left + plot_width / 2, height - 6, f"Δ {measure} per query (experimental − online)"))
-    return _svg(width, height, body, f"Histogram of per-query {measure} differences")
+    body.append(
+        _text(
+            left + plot_width / 2,
+            height - 6,
+            _("Δ %(measure)s per query (experimental − online)") % {"measure": measure},
+        )
+    )
+    return _svg(
+        width, height, body, _("Histogram of per-query %(measure)s differences") % {"measure": measure}
+    )
 
 
 def propensity_chart(data: dict) -> str:
@@ -185,13 +201,14 @@ def propensity_chart(data: dict) -> str:
                 )
             body.append(
                 f'<circle cx="{x:.1f}" cy="{place(value):.1f}" r="3.5" fill="{color}">'
-                f"<title>{escape(series)} position {position}: {value:.3f}</title></circle>"
+                f"<title>{escape(series)} {escape(_('position %(position)s') % {'position': position})}: "
+                f"{value:.3f}</title></circle>"
             )
         if points:
             body.append(f'<polyline points="{" ".join(points)}" fill="none" stroke="{color}"/>')
-    body.append(_text(left + plot_width / 2, height - 6, "position", extra=f'fill="{MUTED}"'))
+    body.append(_text(left + plot_width / 2, height - 6, _("position"), extra=f'fill="{MUTED}"'))
     return _svg(
-        width, height, body, "Examination propensity per position, relative to position 1", grow=False
+        width, height, body, _("Examination propensity per position, relative to position 1"), grow=False
     )
 
 
@@ -211,8 +228,13 @@ def offline_online_chart(points: list[dict], offline: str, online: str) -> str:
         _text(margin, cy - 6, f"−{reach_x:.2f}", "start", f'fill="{MUTED}"'),
         _text(cx + 4, margin + 10, f"+{reach_y:.3f}", "start", f'fill="{MUTED}"'),
         _text(cx + 4, height - margin - 4, f"−{reach_y:.3f}", "start", f'fill="{MUTED}"'),
-        _text(width / 2, height - 12, f"Δ {offline} (judges)"),
-        _text(14, height / 2, f"Δ {online} (users)", extra=f'transform="rotate(-90 14 {height / 2:.1f})"'),
+        _text(width / 2, height - 12, _("Δ %(measure)s (judges)") % {"measure": offline}),
+        _text(
+            14,
+            height / 2,
+            _("Δ %(metric)s (users)") % {"metric": online},
+            extra=f'transform="rotate(-90 14 {height / 2:.1f})"',
+        ),
     ]
     for point in points:
         if point["offline_delta"] is None or point["online_delta"] is None:
@@ -226,4 +248,5 @@ def offline_online_chart(points: list[dict], offline: str, online: str) -> str:
             f"<title>{escape(point['query'])}: Δ {escape(offline)} {point['offline_delta']:+.3f}, "
             f"Δ {escape(online)} {point['online_delta']:+.4f}</title></circle>"
         )
-    return _svg(width, height, body, f"Per query: Δ {offline} against Δ {online}", grow=False)
+    label = _("Per query: Δ %(measure)s against Δ %(metric)s") % {"measure": offline, "metric": online}
+    return _svg(width, height, body, label, grow=False)

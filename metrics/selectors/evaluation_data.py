@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 from django.db.models import Case, Exists, IntegerField, OuterRef, Subquery, When
 from django.db.models.functions import Cast
+from django.utils.translation import gettext
 
 from annotation.models import (
     Adjudication,
@@ -435,12 +436,14 @@ class AggregationFit:
     def status(self) -> str:
         """The fit in words, for pages and reports; empty for a method without a fit."""
         if self.fell_back:
-            return "fell back to majority: no task has two labels to learn from"
+            return gettext("fell back to majority: no task has two labels to learn from")
         if self.converged is None:
             return ""
         if self.converged:
-            return "converged"
-        return f"did not converge in {DAWID_SKENE_MAX_ITER} rounds: treat its grades with care"
+            return gettext("converged")
+        return gettext("did not converge in %(rounds)s rounds: treat its grades with care") % {
+            "rounds": DAWID_SKENE_MAX_ITER
+        }
 
 
 def aggregated_grades(*, campaign: Campaign, relevance: RelevanceLabels) -> tuple[np.ndarray, AggregationFit]:

@@ -32,6 +32,7 @@ from metrics.compute.annotators import (
     side_bias,
 )
 from metrics.compute.labels import VERDICT_SCALE
+from metrics.compute.wording import Phrase, phrase
 from metrics.selectors.diversity_agreement import diversity_agreement
 from metrics.selectors.diversity_rows import campaign_diversity_rows
 from metrics.selectors.evaluation_data import (
@@ -50,6 +51,12 @@ from metrics.selectors.evaluation_data import (
 from plumbing.threads import started
 
 GRADE_LEVELS = (MeasurementLevel.ORDINAL, MeasurementLevel.INTERVAL)
+# A figure's name is a Phrase: the same key in every report, said in the reader's language on pages.
+LEVEL_NAMES = {
+    MeasurementLevel.ORDINAL: phrase("ordinal"),
+    MeasurementLevel.INTERVAL: phrase("interval"),
+    MeasurementLevel.NOMINAL: phrase("nominal"),
+}
 
 
 def _number(value: float) -> float | None:
@@ -101,7 +108,7 @@ class AnnotatorFigures:
     left_better_share: float | None
     side_p_value: float | None
     repeats: SelfAgreement  # their answers to repeats against their first answers
-    flags: list[str]  # why the annotator needs a look (metrics.compute.annotators.annotator_flags)
+    flags: list[Phrase]  # why the annotator needs a look (metrics.compute.annotators.annotator_flags)
     excluded: bool  # a manager left their labels out of the decision
 
 
@@ -199,7 +206,7 @@ def _agreement(
     n_verdict_tasks = int(preference_task.max()) + 1 if preference_task.size else 0
     resampling = {"n_resamples": n_resamples}
     grade_agreement = [
-        AgreementFigure.of(f"Krippendorff α ({level})", agreement)
+        AgreementFigure.of(Phrase("Krippendorff α (%(level)s)", {"level": LEVEL_NAMES[level]}), agreement)
         for level, agreement in zip(
             GRADE_LEVELS,
             krippendorff_alphas(
@@ -221,7 +228,7 @@ def _agreement(
             ),
         ),
         AgreementFigure.of(
-            "Krippendorff α (nominal)",
+            Phrase("Krippendorff α (%(level)s)", {"level": LEVEL_NAMES[MeasurementLevel.NOMINAL]}),
             krippendorff_alpha(
                 preference_task,
                 preferences.verdict,
@@ -256,7 +263,7 @@ def _quality(
         PairFigure(
             usernames[int(annotator_pk[pair.annotator_a])],
             usernames[int(annotator_pk[pair.annotator_b])],
-            AgreementFigure.of("Weighted κ", pair.kappa),
+            AgreementFigure.of(phrase("Weighted κ"), pair.kappa),
         )
         for pair in pairwise_weighted_kappa(
             relevance.judgment_task,

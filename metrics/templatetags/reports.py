@@ -3,23 +3,47 @@
 import math
 
 from django import template
+from django.utils.translation import gettext_lazy as _
 
+from annotation.campaign_settings import CAMPAIGN_SETTINGS
 from annotation.templatetags.numbers import UNDEFINED
+from metrics.reports.language import say as say_text
 
 register = template.Library()
 
 OUTCOME_TITLES = {
-    "launch": "Launch",
-    "no_launch": "Do not launch",
-    "inconclusive": "Inconclusive",
-    "collecting": "Collecting: not enough data yet",
+    "launch": _("Launch"),
+    "no_launch": _("Do not launch"),
+    "inconclusive": _("Inconclusive"),
+    "collecting": _("Collecting: not enough data yet"),
 }
 
 
 @register.filter
 def outcome_title(outcome: str) -> str:
     """A decision outcome ("launch", "no_launch", "inconclusive") as the banner says it."""
-    return OUTCOME_TITLES[str(outcome)]
+    return str(OUTCOME_TITLES[str(outcome)])
+
+
+SETTING_CHOICES = {setting.name: setting.choices for setting in CAMPAIGN_SETTINGS if setting.choices}
+
+
+@register.filter
+def setting_value(value: object, name: str) -> object:
+    """A chosen setting's value as its label says it in the page's language (`mean` → "Mean")."""
+    choices = SETTING_CHOICES.get(name)
+    return str(choices(value).label) if choices is not None and value in choices.values else value
+
+
+@register.filter
+def say(text: object) -> str:
+    """A sentence of the computation (a decision's reason, a flag) in the page's language."""
+    return say_text(text)
+
+
+@register.filter
+def say_each(texts) -> list[str]:
+    return [say_text(text) for text in texts]
 
 
 # Markdown: numbers as text, with "—" for an undefined one (None or NaN), as the pages show it.

@@ -7,7 +7,13 @@ from annotation.errors import InputError
 from annotation.models import Campaign, Query
 from annotation.roles import can_review, role_required
 from annotation.selectors.labels import campaign_label_stamp
-from metrics.reports import CONTENT_TYPES, FORMAT_LABELS, REPORT_FORMATS, report_filename, report_render
+from metrics.reports import (
+    CONTENT_TYPES,
+    FORMAT_LABELS,
+    REPORT_FORMATS,
+    report_file,
+    report_filename,
+)
 from metrics.reports.data import chart_data, report_data
 from metrics.selectors.drilldown import query_drilldown
 from metrics.selectors.launch import campaign_overview, launch_report_build
@@ -60,7 +66,7 @@ def report_download(request, campaign_id: int, model: str, format: str):
         raise Http404("unknown report format")
     report = _report(get_object_or_404(Campaign, pk=campaign_id), model)
     response = HttpResponse(
-        report_render(report, format), content_type=f"{CONTENT_TYPES[format]}; charset=utf-8"
+        report_file(report, format), content_type=f"{CONTENT_TYPES[format]}; charset=utf-8"
     )
     response["Content-Disposition"] = content_disposition_header(True, report_filename(report, format))
     return response

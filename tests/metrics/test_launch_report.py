@@ -283,7 +283,7 @@ def test_the_report_says_whether_dawid_skene_converged(db):
     # One annotator, every task graded once: nothing to learn, so the fit falls back to the labels.
     data = json.loads(report_render(report, "json"))
     assert data["aggregation"] == {"method": "dawid_skene", "converged": True, "fell_back": True}
-    assert "Aggregation: dawid_skene (fit fell back to majority" in report_render(report, "md")
+    assert "Aggregation: Dawid–Skene (fit fell back to majority" in report_render(report, "md")
     assert 'id="aggregation-fit" class="warn">(fit fell back to majority' in report_render(report, "html")
 
 
@@ -291,7 +291,7 @@ def test_other_aggregations_have_no_fit_to_report(worked):
     report = launch_report_build(campaign=worked, agreement=False, n_resamples=200, n_bootstrap=200)
     data = json.loads(report_render(report, "json"))
     assert data["aggregation"] == {"method": "mean", "converged": None, "fell_back": None}
-    assert "Aggregation: mean;" in report_render(report, "md")
+    assert "Aggregation: Mean;" in report_render(report, "md")
     assert 'id="aggregation-fit"' not in report_render(report, "html")
 
 

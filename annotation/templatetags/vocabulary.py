@@ -1,9 +1,10 @@
-"""`role_label` and `model_role`: a person's or a model's role in the page's language; `manages`: whether a
-person is a manager."""
+"""The product's words for stored values, in the page's language: a person's role (`role_label`), a model's
+(`model_role`), a side-by-side verdict (`verdict_label`); and `manages`: whether a person is a manager."""
 
 from django import template
 from django.utils.translation import pgettext_lazy
 
+from annotation.choices import Verdict
 from annotation.roles import ROLE_LABELS, Role, can_manage
 
 register = template.Library()
@@ -12,6 +13,8 @@ register = template.Library()
 @register.filter
 def role_label(role: str) -> str:
     """The role's name as the pages say it; a group that is no role is shown as it is named."""
+    if role == "superuser":
+        return str(pgettext_lazy("role", "superuser"))
     return str(ROLE_LABELS[Role(role)]) if role in Role._value2member_map_ else role
 
 
@@ -31,3 +34,9 @@ def model_role(role: str) -> str:
 def manages(user) -> bool:
     """Whether the person is a manager (the pages show them the campaign's members and settings)."""
     return can_manage(user)
+
+
+@register.filter
+def verdict_label(value: object) -> str:
+    """A verdict ("good", "same", "bad") as the pages say it; anything else (a grade) as it is."""
+    return str(Verdict(value).label) if value in Verdict.values else str(value)
