@@ -13,6 +13,10 @@ have something to show.
 
 A second campaign, the next week's, compares a newer re-ranker under the same judging standard: it starts
 with the first week's labels wherever the same query, document or pair of lists comes back.
+
+A Chinese campaign stands beside them (annotation/demo/campaign_zh.json: queries such as 北京旅游攻略, its
+documents, scale and guidelines in Chinese), with Chinese annotators and a reviewer whose pages are in
+Chinese (their profile's language).
 """
 
 import json
@@ -32,7 +36,7 @@ from annotation.services.campaigns import campaign_import
 from annotation.services.interactions import interaction_log_import
 from annotation.services.label_import import labels_import
 from annotation.services.labels import duplicates_checked
-from annotation.services.people import campaign_members_set
+from annotation.services.people import campaign_members_set, person_language_set
 
 DEMO_DIR = Path(__file__).resolve().parent.parent / "demo"
 DEMO_NAME = "Demo: web search ranker v2"  # annotation/demo/campaign.json's name
@@ -55,6 +59,14 @@ SIMULATED_RATERS = {
 JUDGED_SHARE = 0.6  # of the queries, so annotators still find work
 WEEK_2 = ("Demo: web search ranker v3 (week 2)", "neural-rerank-v3")
 GOLD_TASKS = 12
+DEMO_ZH_NAME = "演示：中文网页搜索排序 v2"  # annotation/demo/campaign_zh.json's name
+# The Chinese campaign's team: their pages are in Chinese whatever their browser says.
+DEMO_ZH_USERS = {
+    "reviewer_zh": Role.REVIEWER,
+    "annotator_zh1": Role.ANNOTATOR,
+    "annotator_zh2": Role.ANNOTATOR,
+}
+DEMO_ZH_GOLD_TASKS = 6
 
 
 def demo_users_ensure() -> None:
@@ -62,12 +74,14 @@ def demo_users_ensure() -> None:
     User = get_user_model()
     manager_permissions = Permission.objects.filter(content_type__app_label="annotation")
     Group.objects.get(name=Role.MANAGER).permissions.set(manager_permissions)
-    for username, role in DEMO_USERS.items():
+    for username, role in {**DEMO_USERS, **DEMO_ZH_USERS}.items():
         user, _ = User.objects.get_or_create(username=username)
         user.set_password(DEMO_PASSWORD)
         user.is_staff = role == Role.MANAGER
         user.save()
         user.groups.add(Group.objects.get(name=role))
+        if username in DEMO_ZH_USERS:
+            person_language_set(user=user, language="zh-hans")
 
 
 def _dcg(grades: list[int]) -> float:
@@ -123,6 +137,7 @@ def _simulated_labels(bundle, truth: dict[str, dict[str, int]], rng: random.Rand
 def demo_load() -> tuple[Campaign, bool]:
     """Load the demo; idempotent. Returns the campaign and whether it was created now."""
     demo_users_ensure()
+    demo_zh_load()
     data = json.loads((DEMO_DIR / "campaign.json").read_text(encoding="utf-8"))
     existing = Campaign.objects.filter(name=DEMO_NAME).first()
     if existing:
@@ -193,6 +208,28 @@ def _simulated_diversity_labels(campaign: Campaign, bundle, diversity: dict, rng
                     marks.append([side, later, earlier])
         preference.duplicates = duplicates_checked(marks)
     Preference.objects.bulk_update(preferences, ["duplicates"])
+
+
+def demo_zh_load() -> tuple[Campaign, bool]:
+    """The Chinese campaign, its labels so far and its members; idempotent."""
+    existing = Campaign.objects.filter(name=DEMO_ZH_NAME).first()
+    if existing:
+        return existing, False
+    data = json.loads((DEMO_DIR / "campaign_zh.json").read_text(encoding="utf-8"))
+    truth = json.loads((DEMO_DIR / "truth_zh.json").read_text(encoding="utf-8"))
+    bundle = parse_bundle(data, "annotation/demo/campaign_zh.json")
+    rng = random.Random(20261126)
+    gold_pairs = sorted(
+        {(q, d) for run in bundle.rankings.values() for q, docs in run.items() for d in docs[:3]}
+    )
+    for query, document in rng.sample(gold_pairs, DEMO_ZH_GOLD_TASKS):
+        bundle.gold_grades[query, document] = truth[query][document]
+    campaign = campaign_import(bundle=bundle)
+    judgments, preferences = _simulated_labels(bundle, truth, rng)
+    labels_import(campaign=campaign, judgments=judgments, preferences=preferences, source="demo")
+    team = get_user_model().objects.filter(username__in=[u for u, r in DEMO_ZH_USERS.items()])
+    campaign_members_set(campaign=campaign, open_to_all=False, members=team)
+    return campaign, True
 
 
 def _week_2(data: dict) -> dict:

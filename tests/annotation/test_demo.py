@@ -1,10 +1,20 @@
 import pytest
 from django.contrib.auth import authenticate
 from django.core.management import CommandError, call_command
+from django.test import Client
+from django.urls import reverse
 
-from annotation.models import Campaign, InteractionLog, Judgment, Preference, RelevanceTask, SideBySideTask
+from annotation.models import (
+    Campaign,
+    InteractionLog,
+    Judgment,
+    Preference,
+    Profile,
+    RelevanceTask,
+    SideBySideTask,
+)
 from annotation.selectors.labels import campaign_reuse_summary
-from annotation.services.demo import DEMO_NAME, WEEK_2
+from annotation.services.demo import DEMO_NAME, DEMO_ZH_NAME, WEEK_2
 from metrics.selectors.launch import launch_report_build
 
 
@@ -48,7 +58,7 @@ def test_the_second_week_starts_with_the_first_weeks_labels(demo):
 def test_demo_is_idempotent(demo):
     counts = (Judgment.objects.count(), Preference.objects.count(), RelevanceTask.objects.count())
     call_command("load_demo")
-    assert Campaign.objects.count() == 2
+    assert Campaign.objects.count() == 3
     assert (Judgment.objects.count(), Preference.objects.count(), RelevanceTask.objects.count()) == counts
 
 
@@ -88,3 +98,26 @@ def test_the_demo_has_a_simulated_interaction_log_for_the_behaviour_page(demo):
     assert behaviour.propensity_method == "intervention harvesting"
     comparison = next(iter(behaviour.comparisons.values()))
     assert comparison.points and comparison.guardrails and behaviour.agreement is not None
+
+
+def test_a_chinese_campaign_stands_beside_the_english_one_and_its_team_reads_chinese(demo):
+    chinese = Campaign.objects.get(name=DEMO_ZH_NAME)
+    texts = list(chinese.queries.values_list("text", flat=True))
+    assert (
+        "北京旅游攻略" in texts
+        and "机器学习教程" in texts
+        and all(any("\u4e00" <= c <= "\u9fff" for c in t) for t in texts)
+    )
+    assert [grade["label"] for grade in chinese.scale] == ["不相关", "部分相关", "相关", "高度相关"]
+    assert "高度相关" in chinese.guidelines
+    assert (
+        Judgment.objects.filter(task__campaign=chinese).exists()
+        and Preference.objects.filter(task__campaign=chinese).exists()
+    )
+    team = {"reviewer_zh", "annotator_zh1", "annotator_zh2"}
+    assert set(chinese.members.values_list("username", flat=True)) == team
+    assert set(Profile.objects.filter(language="zh-hans").values_list("user__username", flat=True)) == team
+    client = Client(headers={"accept-language": "en"})
+    assert client.post(reverse("login"), {"username": "annotator_zh1", "password": "demo"}).status_code == 302
+    page = client.get(reverse("annotation:work", args=[chinese.pk]), follow=True).content.decode()
+    assert '<html lang="zh-hans">' in page and "标注规范" in page and "不相关" in page

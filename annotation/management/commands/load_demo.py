@@ -1,7 +1,7 @@
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.services.demo import DEMO_PASSWORD, DEMO_USERS, demo_load
+from annotation.services.demo import DEMO_PASSWORD, DEMO_USERS, DEMO_ZH_NAME, DEMO_ZH_USERS, demo_load
 
 
 class Command(BaseCommand):
@@ -17,3 +17,7 @@ class Command(BaseCommand):
         self.stdout.write(f"Demo campaign {campaign.name!r} (id {campaign.pk}) {state}, with its week 2,")
         self.stdout.write("which starts from week 1's labels (the same judging standard).")
         self.stdout.write(f"Demo logins (password {DEMO_PASSWORD!r}): {', '.join(DEMO_USERS)}")
+        self.stdout.write(
+            f"The Chinese campaign {DEMO_ZH_NAME!r}, whose team sees the pages in Chinese: "
+            f"{', '.join(DEMO_ZH_USERS)} (and manager)"
+        )
