@@ -434,9 +434,12 @@ CAMPAIGN_SETTINGS: tuple[Setting, ...] = (
         "behaviour_grades",
         Kind.ACTION_GRADES,
         _action_grades_text(ACTION_GRADE_DEFAULTS),
-        "Grades from behaviour (ACTION=grade, separated by commas)",
-        "The grade an impression's furthest action earns in the behaviour qrels: no click, click (dwell at "
-        "least min_dwell seconds), cart, purchase rated at least good_rating, unrated, or rated below.",
+        _("Grades from behaviour (ACTION=grade, separated by commas)"),
+        _(
+            "The grade an impression's furthest action earns in the behaviour qrels: no click, click (dwell "
+            "at "
+            "least min_dwell seconds), cart, purchase rated at least good_rating, unrated, or rated below."
+        ),
         max_length=300,
         report=True,
     ),
@@ -444,11 +447,14 @@ CAMPAIGN_SETTINGS: tuple[Setting, ...] = (
         "guardrails",
         Kind.GUARDRAILS,
         "IPS-CTR@10 >= -0.01",
-        "Guardrails on online metrics and diversity (METRIC >= or <= NUMBER; separated by semicolons)",
-        "Online metrics (read only when the campaign has interaction logs) and diversity measures the "
-        "experiment must not degrade: `M >= t` needs the lower end of the interval of Δ M (experimental − "
-        "online) at least t, `M <= t` its upper end at most t (`ILS@10 <= 0.05`: ILS@10 may not rise by "
-        "more than 0.05). A failed one vetoes the launch.",
+        _("Guardrails on online metrics and diversity (METRIC >= or <= NUMBER; separated by semicolons)"),
+        _(
+            "Online metrics (read only when the campaign has interaction logs) and diversity measures the "
+            "experiment must not degrade: `M >= t` needs the lower end of the interval of Δ M (experimental "
+            "− "
+            "online) at least t, `M <= t` its upper end at most t (`ILS@10 <= 0.05`: ILS@10 may not rise by "
+            "more than 0.05). A failed one vetoes the launch."
+        ),
         max_length=500,
         report=True,
     ),
