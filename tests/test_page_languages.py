@@ -139,6 +139,7 @@ NOT_PAGES = (
     "/labels/stamp/",
     "/status/",
     ".json",
+    "favicon",
 )
 PAGES = [
     path for method, path, _, _ in ROUTES if method == "GET" and not any(part in path for part in NOT_PAGES)
