@@ -53,7 +53,7 @@ LATIN = {
     *("Judgeboard", "GSB", "nDCG", "DCG", "AP", "RR", "ERR", "IA", "NDCG", "ILS", "TREC", "JSON", "CSV"),
     *("HTML", "Markdown", "md", "API", "Dawid", "Skene", "rel", "gzip", "Esc", "Enter", "Shift", "qrels"),
     *("trec_eval", "Krippendorff", "Fleiss", "Cohen's", "Wilson", "bootstrap", "Judged", "JSONL", "Qrels"),
-    *("ID", "SHA", "log", "rater_x", "value", "label", "description"),
+    *("ID", "SHA", "log", "rater_x", "value", "label", "description", "English"),
     *("online", "exp", "json", "html", "csv", *USERS),
 }
 # Addresses, file names, fingerprints (hex), and the history note a label import stored ("imported from
