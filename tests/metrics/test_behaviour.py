@@ -104,7 +104,7 @@ def test_every_format_and_the_api_carry_it(logged, client, make_user):
         assert part in page
 
 
-def test_behaviour_qrels_are_the_mapping_by_hand(worked, client, make_user):
+def test_behaviour_qrels_are_the_mapping_by_hand(worked, client, make_user, tmp_path):
     """A worked log: q1's a bought and rated 5 (3), b carted (2), c clicked (1), d seen only (0); q2's x
     bought unrated (2) in one list and merely clicked in another (the maximum: 2); with cart=5 set, b is 5."""
     rows = [
@@ -155,6 +155,9 @@ def test_behaviour_qrels_are_the_mapping_by_hand(worked, client, make_user):
     client.force_login(make_user("rev", "reviewer"))
     qrels = client.get(f"/api/campaigns/{worked.pk}/export/behaviour-qrels/").content.decode()
     assert qrels.splitlines() == ["q1 0 a 3", "q1 0 b 5", "q1 0 c 1", "q1 0 d 0", "q2 0 x 2"]
+    out = tmp_path / "behaviour.qrels"
+    call_command("export_judgments", str(worked.pk), "--format", "behaviour-qrels", "-o", str(out))
+    assert out.read_text().splitlines() == qrels.splitlines()
 
 
 def test_the_impressions_are_one_statement(logged, django_assert_max_num_queries):

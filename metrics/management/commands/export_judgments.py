@@ -7,15 +7,19 @@ from annotation.management.cli import command_error
 from annotation.selectors.campaigns import campaign_get
 from annotation.selectors.labels import campaign_labels_export
 from metrics.selectors.evaluation_data import campaign_aggregated_labels
+from metrics.selectors.impressions import behaviour_qrels_rows
 from trec.files import QRELS_INTEGER, write_qrels
 
 
 class Command(BaseCommand):
-    help = "Write a campaign's raw labels as JSONL, or its aggregated labels as TREC qrels."
+    help = (
+        "Write a campaign's raw labels as JSONL, its aggregated labels as TREC qrels, or its labels from "
+        "behaviour (the interaction logs graded by the campaign's behaviour_grades) as TREC qrels."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("campaign", help="the campaign's id or name")
-        parser.add_argument("--format", choices=["jsonl", "qrels"], default="jsonl")
+        parser.add_argument("--format", choices=["jsonl", "qrels", "behaviour-qrels"], default="jsonl")
         parser.add_argument(
             "--integer",
             choices=QRELS_INTEGER,
@@ -34,9 +38,11 @@ class Command(BaseCommand):
             if format == "jsonl":
                 for row in campaign_labels_export(campaign=target):
                     out.write(json.dumps(row, ensure_ascii=False) + "\n")
-            else:
+            elif format == "qrels":
                 labels = campaign_aggregated_labels(campaign=target)
                 write_qrels(out, labels.query_ids, labels.document_ids, labels.grades, integer=integer)
+            else:
+                write_qrels(out, *behaviour_qrels_rows(campaign=target), integer=integer)
         finally:
             if output:
                 out.close()
