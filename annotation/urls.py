@@ -25,6 +25,11 @@ urlpatterns = [
     path(
         "campaigns/<int:campaign_id>/interactions/", interactions.interactions, name="campaign_interactions"
     ),
+    path(
+        "campaigns/<int:campaign_id>/interactions/<int:log_id>/delete/",
+        interactions.interaction_log_remove,
+        name="interaction_log_delete",
+    ),
     path("campaigns/<int:campaign_id>/archive/", settings.archive, name="campaign_archive"),
     path("campaigns/<int:campaign_id>/exclusions/", settings.exclusions, name="campaign_exclusions"),
     path("campaigns/new/", imports.campaign_new, name="campaign_new"),

@@ -353,6 +353,12 @@ ROUTES = [
         "the interaction logs, and a form to add one",
     ),
     ("POST", "/campaigns/{campaign_id}/interactions/", "managers", "add an interaction log"),
+    (
+        "POST",
+        "/campaigns/{campaign_id}/interactions/{log_id}/delete/",
+        "managers",
+        "remove an interaction log and its impressions",
+    ),
     ("POST", "/campaigns/{campaign_id}/archive/", "managers", "archive (read-only, hidden) or restore"),
     (
         "POST",

@@ -70,6 +70,20 @@ def interaction_log_import(
     return log
 
 
+@transaction.atomic
+def interaction_log_delete(*, campaign: Campaign, log_id: int) -> InteractionLog:
+    """Remove one of the campaign's logs and its impressions (a wrong upload); the documents it added stay,
+    as a run's do. An unknown log is an InputError."""
+    campaign_writable_lock(campaign=campaign)
+    log = InteractionLog.objects.filter(campaign=campaign, pk=log_id).first()
+    if log is None:
+        raise InputError(Code.INVALID_VALUE, "no such interaction log in this campaign", field="log")
+    # One DELETE by the (campaign, log) index: impressions have no dependents to collect.
+    Impression.objects.filter(campaign=campaign, log=log).delete()
+    log.delete()
+    return log
+
+
 def _documents_add(campaign: Campaign, chunk: list[ImpressionRow], documents: dict[str, int]) -> int:
     """Create the chunk's documents the campaign does not have (bare, as a run's), in the order they first
     appear; `documents` learns their keys."""

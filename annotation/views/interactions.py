@@ -4,7 +4,7 @@ from django.conf import settings
 from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation.bundle.reading import spooled_lines
 from annotation.errors import InputError, TaskError
@@ -12,7 +12,7 @@ from annotation.forms import InteractionLogForm
 from annotation.models import Campaign
 from annotation.roles import can_manage, role_required
 from annotation.selectors.interactions import interaction_logs
-from annotation.services.interactions import interaction_log_import
+from annotation.services.interactions import interaction_log_delete, interaction_log_import
 
 
 @role_required(can_manage)
@@ -40,3 +40,20 @@ def interactions(request, campaign_id: int):
             return redirect("annotation:campaign_interactions", campaign_id=campaign.pk)
     context = {"campaign": campaign, "form": form, "logs": interaction_logs(campaign=campaign)}
     return render(request, "annotation/interactions.html", context)
+
+
+@role_required(can_manage)
+@require_POST
+def interaction_log_remove(request, campaign_id: int, log_id: int):
+    campaign = get_object_or_404(Campaign, pk=campaign_id)
+    try:
+        log = interaction_log_delete(campaign=campaign, log_id=log_id)
+    except (InputError, TaskError) as error:
+        messages.error(request, str(error))
+    else:
+        messages.success(
+            request,
+            _("%(source)s: its %(impressions)s impressions removed.")
+            % {"source": log.source, "impressions": log.impressions},
+        )
+    return redirect("annotation:campaign_interactions", campaign_id=campaign.pk)

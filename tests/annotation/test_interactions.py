@@ -218,3 +218,19 @@ def test_the_page_names_a_bad_line_and_writes_nothing(client, campaign, make_use
     page = client.post(url, {"file": SimpleUploadedFile("day1.jsonl", content)}).content.decode()
     assert "day1.jsonl, line 2, field query: &#x27;q9&#x27; is not one of the campaign&#x27;s queries" in page
     assert InteractionLog.objects.count() == 0
+
+
+def test_a_manager_removes_a_log_and_only_its_impressions(client, campaign, make_user, tmp_path):
+    path = write(tmp_path / "log.jsonl", LOG)
+    kept, removed = (
+        interaction_log_import(campaign=campaign, lines=text_lines(path, name), source=name)
+        for name in ("kept.jsonl", "wrong.jsonl")
+    )
+    client.force_login(make_user("boss", "manager"))
+    url = f"/campaigns/{campaign.pk}/interactions/{removed.pk}/delete/"
+    page = client.post(url, follow=True).content.decode()
+    assert "wrong.jsonl: its 5 impressions removed." in page
+    assert list(InteractionLog.objects.values_list("pk", flat=True)) == [kept.pk]
+    assert set(Impression.objects.values_list("log", flat=True)) == {kept.pk}
+    assert Document.objects.filter(campaign=campaign, external_id="new-doc").exists()  # documents stay
+    assert "no such interaction log" in client.post(url, follow=True).content.decode()

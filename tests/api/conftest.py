@@ -9,7 +9,7 @@ from django.core.cache import cache, caches
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from annotation.models import CampaignImport
+from annotation.models import CampaignImport, InteractionLog
 from annotation.services.assignment import task_next
 
 
@@ -88,6 +88,7 @@ def world(campaign, make_user):
         "import_id": CampaignImport.objects.create(
             created_by=users["manager"], folder="-", bundle_file="b.json"
         ).pk,
+        "log_id": InteractionLog.objects.create(campaign=campaign, source="log.jsonl").pk,
         "uidb64": "MQ",
         "token": "expired-token",
     }
