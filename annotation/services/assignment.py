@@ -333,11 +333,8 @@ def lease_finish(*, assignment: Assignment, task) -> None:
     assignment.save(update_fields=["status", "finished_at"])
 
 
-@transaction.atomic
-def task_skip(*, annotator, assignment: Assignment, reason: SkipReason | str) -> Assignment:
-    """Give a leased task back with a reason; the annotator never gets it again, others may."""
-    if reason not in SkipReason.values:
-        raise TaskError(TaskErrorCode.INVALID_LABEL, f"unknown skip reason {reason!r}", field="reason")
+def _own_assignment(*, annotator, assignment: Assignment) -> Assignment:
+    """The assignment with its campaign and task, if it is the annotator's; else NOT_ASSIGNED."""
     own = (
         Assignment.objects.filter(pk=assignment.pk, annotator=annotator)
         .select_related("campaign", "relevance_task", "side_by_side_task")
@@ -345,6 +342,15 @@ def task_skip(*, annotator, assignment: Assignment, reason: SkipReason | str) ->
     )
     if own is None:
         raise TaskError(TaskErrorCode.NOT_ASSIGNED, "This task was not handed to you.")
+    return own
+
+
+@transaction.atomic
+def task_skip(*, annotator, assignment: Assignment, reason: SkipReason | str) -> Assignment:
+    """Give a leased task back with a reason; the annotator never gets it again, others may."""
+    if reason not in SkipReason.values:
+        raise TaskError(TaskErrorCode.INVALID_LABEL, f"unknown skip reason {reason!r}", field="reason")
+    own = _own_assignment(annotator=annotator, assignment=assignment)
     campaign_writable_check(campaign=own.campaign)
     assignment = own
     task = assignment.relevance_task or assignment.side_by_side_task
@@ -366,13 +372,7 @@ def task_skip(*, annotator, assignment: Assignment, reason: SkipReason | str) ->
 def skip_undo(*, annotator, assignment: Assignment) -> Assignment:
     """Take back a skip: the task is the annotator's again, leased anew, while it still has a slot (someone
     may have taken the one the skip gave back) and they may still work on the campaign."""
-    own = (
-        Assignment.objects.filter(pk=assignment.pk, annotator=annotator)
-        .select_related("campaign", "relevance_task", "side_by_side_task")
-        .first()
-    )
-    if own is None:
-        raise TaskError(TaskErrorCode.NOT_ASSIGNED, "This task was not handed to you.")
+    own = _own_assignment(annotator=annotator, assignment=assignment)
     member_check(annotator=annotator, campaign=own.campaign)
     now = timezone.now()
     archived, is_excluded, _ = _annotator_lock(annotator=annotator, campaign=own.campaign, now=now)

@@ -7,9 +7,16 @@ Without /usr/bin/chromium the browser tests are skipped with the reason printed,
 import os
 import re
 import shutil
+from io import StringIO
 from pathlib import Path
 
 import pytest
+from django.contrib.auth.models import Group
+from django.core.management import call_command
+
+from annotation.models import Campaign
+from annotation.roles import Role
+from annotation.services.demo import DEMO_NAME
 
 CHROMIUM = "/usr/bin/chromium"
 SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
@@ -52,3 +59,13 @@ def screenshot_dir(request) -> Path:
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
     return folder
+
+
+@pytest.fixture
+def demo(transactional_db, settings):
+    """The demo campaigns and their logins (password "demo"), as `load_demo` makes them."""
+    settings.DEBUG = True  # load_demo refuses to create its logins otherwise
+    for role in Role:
+        Group.objects.get_or_create(name=role)  # a flushed database has no groups
+    call_command("load_demo", stdout=StringIO())
+    return Campaign.objects.get(name=DEMO_NAME)

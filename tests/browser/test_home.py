@@ -1,29 +1,15 @@
 """A manager's home page in Chromium: every campaign with its progress, decision, disputes and last label."""
 
 import shutil
-from io import StringIO
 from pathlib import Path
 
 import pytest
-from django.contrib.auth.models import Group
-from django.core.management import call_command
 from django.urls import reverse
 
-from annotation.models import Campaign
-from annotation.roles import Role
 from annotation.services.demo import DEMO_NAME
 
 pytestmark = pytest.mark.browser
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
-
-
-@pytest.fixture
-def demo(transactional_db, settings):
-    settings.DEBUG = True  # load_demo refuses to create its logins otherwise
-    for role in Role:
-        Group.objects.get_or_create(name=role)  # a flushed database has no groups
-    call_command("load_demo", stdout=StringIO())
-    return Campaign.objects.get(name=DEMO_NAME)
 
 
 def test_a_managers_home_shows_what_each_campaign_needs(demo, browser_page, screenshot_dir):

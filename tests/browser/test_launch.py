@@ -1,26 +1,9 @@
 """The launch comparison dashboard and the printable HTML report of the demo campaign, in Chromium."""
 
-from io import StringIO
-
 import pytest
-from django.contrib.auth.models import Group
-from django.core.management import call_command
 from django.urls import reverse
 
-from annotation.models import Campaign
-from annotation.roles import Role
-from annotation.services.demo import DEMO_NAME
-
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture
-def demo(transactional_db, settings):
-    settings.DEBUG = True  # load_demo refuses to create its logins otherwise
-    for role in Role:
-        Group.objects.get_or_create(name=role)  # a flushed database has no groups
-    call_command("load_demo", stdout=StringIO())
-    return Campaign.objects.get(name=DEMO_NAME)
 
 
 def log_in(page, next_url: str) -> None:
