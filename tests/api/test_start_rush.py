@@ -59,7 +59,9 @@ def _answer_until_done(username: str, campaign_id: int, barrier, answers: list, 
     client = APIClient(raise_request_exception=False)
     try:
         barrier.wait()
-        signed_in = client.post("/api/auth/token/", {"username": username, "password": PASSWORD})
+        signed_in = client.post(
+            "/api/auth/token/", {"username": username, "password": PASSWORD}, format="json"
+        )
         if signed_in.status_code != 200:
             errors.append((username, "sign-in", signed_in.status_code, signed_in.content[:300]))
             return
