@@ -40,7 +40,11 @@ import time
 from pathlib import Path
 
 import requests
-from busy import load_average, other_core_busy
+
+try:
+    from busy import load_average, other_core_busy
+except ImportError:  # imported as bench.annotate (bench/load.py, bench/soak.py), not run as a script
+    from bench.busy import load_average, other_core_busy
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVER = os.environ.get("BENCH_PG", "postgres://postgres@127.0.0.1:5432")

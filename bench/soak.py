@@ -35,8 +35,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # annotate imports its sibling `busy` by name
-from bench import annotate, load  # noqa: E402
+from bench import annotate, load
 
 DATABASE = "judgeboard_bench_soak"
 annotate.DATABASE = DATABASE  # annotate's helpers (Django setup, seed) use this database
