@@ -33,9 +33,10 @@ from annotation.bundle import parse_bundle
 from annotation.errors import TaskError, TaskErrorCode
 from annotation.models import Assignment, Campaign, Judgment, RelevanceTask
 from annotation.services.adjudication import adjudication_set
-from annotation.services.assignment import task_next, task_slots_recount
+from annotation.services.assignment import task_next, task_skip, task_slots_recount
 from annotation.services.campaigns import campaign_archive, campaign_import, campaign_pool_tasks
 from annotation.services.exclusions import annotator_exclude
+from annotation.services.interactions import interaction_log_import
 from annotation.services.label_pool import labels_reuse, reused_labels_refresh
 from annotation.services.labels import judgment_submit, label_submit
 from tests.factories import form_data, threads_run
@@ -74,6 +75,7 @@ EXEMPT = {
     "campaigns.campaign_import": _NEW_CAMPAIGN,
     "campaigns.campaign_import_check": _NEW_CAMPAIGN,
     "demo.demo_load": _NEW_CAMPAIGN,
+    "demo.demo_zh_load": _NEW_CAMPAIGN,
     "demo.demo_users_ensure": _PEOPLE,
     **{f"imports.{name}": _NEW_CAMPAIGN for name in ("import_cancel", "import_check", "import_confirm")},
     **{f"imports.{name}": _NEW_CAMPAIGN for name in ("import_queued", "import_retry", "import_run")},
@@ -143,11 +145,19 @@ def world(campaign, make_user, tmp_path):
         )
         earlier.setdefault(kind, lease.pk)
     held = task_next(annotator=bo, campaign=campaign)
+    cy = make_user("cy", "annotator")
+    skipped = task_skip(
+        annotator=cy, assignment=task_next(annotator=cy, campaign=campaign), reason="foreign_language"
+    )
+    impression = {"query": "q1", "model": "online", "request": "r1", "position": 1, "document": "d9"}
+    log = interaction_log_import(
+        campaign=campaign, lines=[(1, json.dumps(impression | {"clicked": False}))], source="earlier.jsonl"
+    )
     make_user("speedy", "annotator")
     annotator_exclude(campaign=campaign, username="speedy", by=boss, reason="0.1 s a label")
     campaign = campaign_archive(campaign=campaign, archived=True)
     clients = {}
-    for user in (ann, bo, rita, boss):
+    for user in (ann, bo, cy, rita, boss):
         api_client, page_client = APIClient(), Client()
         api_client.force_authenticate(user)
         page_client.force_login(user)
@@ -155,12 +165,13 @@ def world(campaign, make_user, tmp_path):
     judgments = tmp_path / "labels.jsonl"
     judgments.write_text('{"annotator": "newbie", "query": "q1", "document": "d4", "grade": 2}\n')
     interactions = tmp_path / "log.jsonl"
-    impression = {"query": "q1", "model": "online", "request": "r1", "position": 1, "document": "d9"}
     interactions.write_text(json.dumps(impression | {"clicked": True}) + "\n")
     return SimpleNamespace(
         campaign=campaign,
         earlier=earlier,
         held=held,
+        skipped=skipped.pk,
+        log=log.pk,
         task=RelevanceTask.objects.filter(campaign=campaign).order_by("pk").first(),
         clients=clients,
         judgments=str(judgments),
@@ -297,6 +308,7 @@ WALKS: dict[str, tuple[set[str], Callable[[SimpleNamespace], None]]] = {
         page("bo", task_url("task", held), {"grade": "2"}, **NEXT_HEADER),
     ),
     "page_skip": ({"assignment.task_skip"}, page("bo", task_url("task_skip", held), SKIP)),
+    "page_skip_undo": ({"assignment.skip_undo"}, page("cy", task_url("skip_undo", lambda w: w.skipped), {})),
     "page_work": (NEXT, page("ann", campaign_url("work"))),
     # a reviewer
     "api_final_label": (
@@ -344,6 +356,10 @@ WALKS: dict[str, tuple[set[str], Callable[[SimpleNamespace], None]]] = {
     "api_interaction_log": (
         {"interactions.interaction_log_import"},
         api("boss", campaign_api("interactions/"), log_upload, fmt="multipart"),
+    ),
+    "page_interaction_log_delete": (
+        {"interactions.interaction_log_delete"},
+        page("boss", lambda w: reverse("annotation:interaction_log_delete", args=[w.campaign.pk, w.log]), {}),
     ),
     "page_interaction_log": (
         {"interactions.interaction_log_import"},
