@@ -3,6 +3,8 @@
 from dataclasses import dataclass
 from enum import StrEnum
 
+from django.utils.translation import gettext_lazy as _
+
 
 class InputErrorCode(StrEnum):
     MALFORMED = "malformed"
@@ -40,18 +42,18 @@ class InputError(Exception):
     def for_page(self) -> str:
         """As a page words it: the file, then the line and the field named as such, then the message."""
         place = _PAGE_PLACES[bool(self.source), self.line is not None, bool(self.field)]
-        return place.format(source=self.source, line=self.line, field=self.field, message=self.message)
+        return str(place).format(source=self.source, line=self.line, field=self.field, message=self.message)
 
 
 # (file?, line?, field?) -> the sentence a page shows.
 _PAGE_PLACES = {
-    (True, True, True): "{source}, line {line}, field {field}: {message}",
-    (True, True, False): "{source}, line {line}: {message}",
-    (True, False, True): "{source}, field {field}: {message}",
-    (True, False, False): "{source}: {message}",
-    (False, True, True): "Line {line}, field {field}: {message}",
-    (False, True, False): "Line {line}: {message}",
-    (False, False, True): "Field {field}: {message}",
+    (True, True, True): _("{source}, line {line}, field {field}: {message}"),
+    (True, True, False): _("{source}, line {line}: {message}"),
+    (True, False, True): _("{source}, field {field}: {message}"),
+    (True, False, False): _("{source}: {message}"),
+    (False, True, True): _("Line {line}, field {field}: {message}"),
+    (False, True, False): _("Line {line}: {message}"),
+    (False, False, True): _("Field {field}: {message}"),
     (False, False, False): "{message}",
 }
 

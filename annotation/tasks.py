@@ -1,11 +1,14 @@
 """Background work on Django's Tasks framework (a `manage.py db_worker` runs it): the steps of a campaign
 created in the browser. The `_start`/`_confirm`/`_retry` functions are what the pages call: a service's
 write, then its task queued once that commits (and the task's id recorded on the import); each task loads
-its import and hands it to a service with the attempt it was queued for."""
+its import and hands it to a service with the attempt it was queued for, in the language of the page that
+queued it (so the preview's errors read as the manager's pages do)."""
 
+from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 from django.tasks import Task, task
+from django.utils import translation
 
 from annotation.models import CampaignImport
 from annotation.services.imports import (
@@ -21,19 +24,23 @@ from plumbing.memory import free_memory_eagerly
 
 
 @task()
-def campaign_import_check(import_id: int, attempt: int) -> None:
-    import_check(staged=CampaignImport.objects.get(pk=import_id), attempt=attempt)
+def campaign_import_check(import_id: int, attempt: int, language: str = settings.LANGUAGE_CODE) -> None:
+    with translation.override(language):
+        import_check(staged=CampaignImport.objects.get(pk=import_id), attempt=attempt)
 
 
 @task()
-def campaign_import_run(import_id: int, attempt: int) -> None:
+def campaign_import_run(import_id: int, attempt: int, language: str = settings.LANGUAGE_CODE) -> None:
     free_memory_eagerly()
-    import_run(staged=CampaignImport.objects.get(pk=import_id), attempt=attempt)
+    with translation.override(language):
+        import_run(staged=CampaignImport.objects.get(pk=import_id), attempt=attempt)
 
 
 def _queue_on_commit(work: Task, staged: CampaignImport) -> None:
+    language = translation.get_language() or settings.LANGUAGE_CODE  # the page's, read before the commit
+
     def queue() -> None:
-        queued = work.enqueue(staged.pk, staged.attempt)
+        queued = work.enqueue(staged.pk, staged.attempt, language)
         import_queued(staged=staged, task_id=str(queued.id))
 
     transaction.on_commit(queue)

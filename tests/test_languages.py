@@ -110,3 +110,23 @@ def test_there_is_a_catalogue_of_pages_and_one_of_scripts_for_chinese():
         "zh_Hans/LC_MESSAGES/django.po",
         "zh_Hans/LC_MESSAGES/djangojs.po",
     ]
+
+
+def test_the_apis_words_follow_accept_language_its_codes_and_fields_stay_english(campaign, make_user):
+    from rest_framework.authtoken.models import Token
+
+    from annotation.services.assignment import task_next
+
+    annotator = make_user("ann", "annotator")
+    assignment = task_next(annotator=annotator, campaign=campaign)
+    token = Token.objects.create(user=annotator)
+    url = f"/api/tasks/{assignment.pk}/judgment/"
+    answers = {}
+    for language in ("en", "zh-CN"):
+        client = Client(headers={"authorization": f"Token {token.key}", "accept-language": language})
+        answers[language] = client.post(url, {"grade": 99}, content_type="application/json")
+    english, chinese = answers["en"].json(), answers["zh-CN"].json()
+    assert answers["en"].status_code == answers["zh-CN"].status_code == 400
+    assert english["code"] == chinese["code"] == "grade_not_on_scale" and english["field"] == chinese["field"]
+    assert "is not on this campaign's scale" in english["detail"]
+    assert "不在本评测项目的评分档位中" in chinese["detail"], chinese

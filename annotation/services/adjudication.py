@@ -60,12 +60,12 @@ def adjudication_set(
         raise field_needed("verdict")
     reason = (reason or "").strip()
     if not reason:
-        raise TaskError(TaskErrorCode.INVALID_LABEL, "say why this label is final", field="reason")
+        raise TaskError(TaskErrorCode.INVALID_LABEL, _("say why this label is final"), field="reason")
     if is_relevance:
         if grade not in task.campaign.grade_values:
             raise TaskError(
                 TaskErrorCode.INVALID_LABEL,
-                f"grade must be one of {task.campaign.grade_values}",
+                _("grade must be one of %(values)s") % {"values": task.campaign.grade_values},
                 field="grade",
             )
         final_grade, final_verdict = grade, ""
@@ -73,7 +73,9 @@ def adjudication_set(
     else:
         if verdict not in Verdict.values:
             raise TaskError(
-                TaskErrorCode.INVALID_LABEL, f"verdict must be one of {Verdict.values}", field="verdict"
+                TaskErrorCode.INVALID_LABEL,
+                _("verdict must be one of %(values)s") % {"values": Verdict.values},
+                field="verdict",
             )
         final_grade, final_verdict = None, verdict
         new_value = verdict

@@ -20,6 +20,7 @@ from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 from django.db.models import Case, F, OuterRef, Q, QuerySet, When
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from annotation.errors import TaskError, TaskErrorCode
 from annotation.models import SHUFFLE_KEYS, Assignment, Campaign, SkipReason, TaskOrder
@@ -46,7 +47,7 @@ def task_next(*, annotator, campaign: Campaign) -> Assignment | None:
     campaign_writable_check(campaign=campaign, archived=archived)  # as committed now
     if is_excluded:
         raise TaskError(
-            TaskErrorCode.EXCLUDED, "Your labels in this campaign are no longer used; ask its manager."
+            TaskErrorCode.EXCLUDED, _("Your labels in this campaign are no longer used; ask its manager.")
         )
     if any_expired:
         leases_expire(now=now)
@@ -172,7 +173,7 @@ def member_check(*, annotator, campaign: Campaign) -> None:
     """Refuse an archived campaign, and an annotator who may not work on it (not open to all nor a member)."""
     campaign_writable_check(campaign=campaign)
     if not campaign.open_to_all and not campaign.members.filter(pk=annotator.pk).exists():
-        raise TaskError(TaskErrorCode.NOT_MEMBER, "You are not a member of this campaign.")
+        raise TaskError(TaskErrorCode.NOT_MEMBER, _("You are not a member of this campaign."))
 
 
 def _lease_own(*, annotator, campaign: Campaign, now) -> Assignment | None:
@@ -199,7 +200,7 @@ def _lease_own(*, annotator, campaign: Campaign, now) -> Assignment | None:
 def _task_lock_open(*, kind: TaskKind, annotator, campaign: Campaign):
     """Lock an open task from a random point of the campaign's shuffle order that still has a slot once
     locked; None when the annotator has none left."""
-    for _ in range(LEASE_ATTEMPTS):
+    for _attempt in range(LEASE_ATTEMPTS):
         now = timezone.now()
         start = random.randrange(SHUFFLE_KEYS)
         candidates = task_candidates(kind=kind, campaign=campaign, annotator=annotator, now=now, start=start)
@@ -308,18 +309,20 @@ def lease_claim(*, annotator, task) -> Assignment:
         .first()
     )
     if assignment is None:
-        raise TaskError(TaskErrorCode.NOT_ASSIGNED, "This task was not handed to you.")
+        raise TaskError(TaskErrorCode.NOT_ASSIGNED, _("This task was not handed to you."))
     if assignment.status == Assignment.Status.SKIPPED:
-        raise TaskError(TaskErrorCode.SKIPPED, "You skipped this task.")
+        raise TaskError(TaskErrorCode.SKIPPED, _("You skipped this task."))
     if assignment.status == Assignment.Status.SUBMITTED:
-        raise TaskError(TaskErrorCode.NOT_LEASED, "This task is already submitted.")
+        raise TaskError(TaskErrorCode.NOT_LEASED, _("This task is already submitted."))
     if assignment.status == Assignment.Status.EXPIRED:
         task.refresh_from_db(fields=["slots_spent"])  # the caller's copy may predate the lock
         if not _slot_open(kind=kind, task=task, campaign=task.campaign):
             raise TaskError(
                 TaskErrorCode.LEASE_EXPIRED_FULL,
-                "Your time on this task ran out and others have since completed it; "
-                "your answer was not kept.",
+                _(
+                    "Your time on this task ran out and others have since completed it; "
+                    "your answer was not kept."
+                ),
             )
     return assignment
 
@@ -341,7 +344,7 @@ def _own_assignment(*, annotator, assignment: Assignment) -> Assignment:
         .first()
     )
     if own is None:
-        raise TaskError(TaskErrorCode.NOT_ASSIGNED, "This task was not handed to you.")
+        raise TaskError(TaskErrorCode.NOT_ASSIGNED, _("This task was not handed to you."))
     return own
 
 
@@ -349,7 +352,11 @@ def _own_assignment(*, annotator, assignment: Assignment) -> Assignment:
 def task_skip(*, annotator, assignment: Assignment, reason: SkipReason | str) -> Assignment:
     """Give a leased task back with a reason; the annotator never gets it again, others may."""
     if reason not in SkipReason.values:
-        raise TaskError(TaskErrorCode.INVALID_LABEL, f"unknown skip reason {reason!r}", field="reason")
+        raise TaskError(
+            TaskErrorCode.INVALID_LABEL,
+            _("unknown skip reason %(reason)r") % {"reason": reason},
+            field="reason",
+        )
     own = _own_assignment(annotator=annotator, assignment=assignment)
     campaign_writable_check(campaign=own.campaign)
     assignment = own
@@ -358,7 +365,7 @@ def task_skip(*, annotator, assignment: Assignment, reason: SkipReason | str) ->
     campaign_writable_check(campaign=assignment.campaign, archived=archived)  # as committed now
     assignment = Assignment.objects.select_for_update(no_key=True).get(pk=assignment.pk)
     if assignment.status != Assignment.Status.LEASED:
-        raise TaskError(TaskErrorCode.NOT_LEASED, "Only a task you are working on can be skipped.")
+        raise TaskError(TaskErrorCode.NOT_LEASED, _("Only a task you are working on can be skipped."))
     if not assignment.repeat:  # a repeat holds no slot
         _slots_change(task, -1)
     assignment.status = Assignment.Status.SKIPPED
@@ -375,23 +382,23 @@ def skip_undo(*, annotator, assignment: Assignment) -> Assignment:
     own = _own_assignment(annotator=annotator, assignment=assignment)
     member_check(annotator=annotator, campaign=own.campaign)
     now = timezone.now()
-    archived, is_excluded, _ = _annotator_lock(annotator=annotator, campaign=own.campaign, now=now)
+    archived, is_excluded, _leased = _annotator_lock(annotator=annotator, campaign=own.campaign, now=now)
     campaign_writable_check(campaign=own.campaign, archived=archived)
     if is_excluded:
         raise TaskError(
-            TaskErrorCode.EXCLUDED, "Your labels in this campaign are no longer used; ask its manager."
+            TaskErrorCode.EXCLUDED, _("Your labels in this campaign are no longer used; ask its manager.")
         )
     kind, task_pk = assignment_task(own)
     task = kind.model.objects.get(pk=task_pk)
     task_lock(task=task)  # the lock order of every slot change: task, then assignment
     assignment = Assignment.objects.select_for_update(no_key=True).get(pk=own.pk)
     if assignment.status != Assignment.Status.SKIPPED:
-        raise TaskError(TaskErrorCode.SKIPPED, "Only a skipped task can be taken back.")
+        raise TaskError(TaskErrorCode.SKIPPED, _("Only a skipped task can be taken back."))
     task.refresh_from_db(fields=["slots_spent"])  # as committed under the lock
     if not assignment.repeat and not _slot_open(kind=kind, task=task, campaign=own.campaign):
         raise TaskError(
             TaskErrorCode.LEASE_EXPIRED_FULL,
-            "Others have answered this task since you skipped it: it needs no more answers.",
+            _("Others have answered this task since you skipped it: it needs no more answers."),
         )
     assignment.skip_reason, assignment.finished_at = "", None
     if assignment.repeat:  # a repeat holds no slot

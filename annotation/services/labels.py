@@ -10,6 +10,7 @@ from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from annotation.errors import TaskError, TaskErrorCode
 from annotation.models import (
@@ -36,14 +37,14 @@ SIDES = ("left", "same", "right")
 
 def field_needed(field: str) -> TaskError:
     """The error of a label without the field its task's kind needs."""
-    return TaskError(TaskErrorCode.INVALID_LABEL, "is required for this kind of task.", field=field)
+    return TaskError(TaskErrorCode.INVALID_LABEL, _("is required for this kind of task."), field=field)
 
 
 def _refuse(**fields: object) -> None:
     """Refuse the first field given (not None) that the task's kind does not take."""
     for field, value in fields.items():
         if value is not None:
-            raise TaskError(TaskErrorCode.INVALID_LABEL, "is not for this kind of task.", field=field)
+            raise TaskError(TaskErrorCode.INVALID_LABEL, _("is not for this kind of task."), field=field)
 
 
 def label_submit(
@@ -138,7 +139,7 @@ def _duplicates_fit(task: SideBySideTask, marks: list[list], experimental_on_lef
     experimental, online = side_by_side_lists(task=task, depth=task.campaign.gsb_depth)
     left, right = (experimental, online) if experimental_on_left else (online, experimental)
     shown = {"left": len(left), "right": len(right)}
-    for side, position, _ in marks:
+    for side, position, _same in marks:
         if position > shown[side]:
             raise _invalid(f"the {side} list shows {shown[side]} results, not #{position}", "duplicates")
 
@@ -149,7 +150,7 @@ def _seconds_spent(assignment: Assignment, reported: float | None) -> float:
     if reported is None:
         return measured
     if reported < 0:
-        raise TaskError(TaskErrorCode.INVALID_LABEL, "must not be negative", field="seconds_spent")
+        raise TaskError(TaskErrorCode.INVALID_LABEL, _("must not be negative"), field="seconds_spent")
     return min(reported, measured)
 
 
@@ -172,7 +173,8 @@ def judgment_submit(
     if isinstance(grade, bool) or grade not in values:
         raise TaskError(
             TaskErrorCode.GRADE_NOT_ON_SCALE,
-            f"{grade!r} is not on this campaign's scale ({', '.join(map(str, values))})",
+            _("%(grade)r is not on this campaign's scale (%(values)s)")
+            % {"grade": grade, "values": ", ".join(map(str, values))},
             field="grade",
         )
     intents = intents_checked(task, intents)
@@ -275,14 +277,18 @@ def preference_submit(
     """
     campaign_writable_check(campaign=task.campaign)
     if side not in SIDES:
-        raise TaskError(TaskErrorCode.INVALID_LABEL, f"side must be one of {', '.join(SIDES)}", field="side")
+        raise TaskError(
+            TaskErrorCode.INVALID_LABEL,
+            _("side must be one of %(sides)s") % {"sides": ", ".join(SIDES)},
+            field="side",
+        )
     if task.campaign.gsb_scale == GSBScale.FIVE_POINT and side != "same":
         if strength not in (1, 2):
             raise TaskError(
-                TaskErrorCode.INVALID_LABEL, "choose 1 (slightly) or 2 (much) better", field="strength"
+                TaskErrorCode.INVALID_LABEL, _("choose 1 (slightly) or 2 (much) better"), field="strength"
             )
     elif strength is not None:
-        raise TaskError(TaskErrorCode.INVALID_LABEL, "no strength on this choice", field="strength")
+        raise TaskError(TaskErrorCode.INVALID_LABEL, _("no strength on this choice"), field="strength")
     marks = duplicates_checked(duplicates)
     stored = _first_label_store(
         kind=SIDE_BY_SIDE,

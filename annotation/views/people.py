@@ -3,12 +3,13 @@
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation.errors import InputError, TaskError
 from annotation.forms import CampaignMembersForm, PersonActionForm, PersonForm, form_errors_text
 from annotation.models import Campaign
-from annotation.roles import can_manage, role_required, roles_grantable
+from annotation.roles import ROLE_LABELS, can_manage, role_required, roles_grantable
 from annotation.selectors.people import campaign_member_ids, people_list
 from annotation.services import people as services
 
@@ -17,7 +18,9 @@ def _hand_over(request, username: str, path: str) -> None:
     """The set-password link, shown once: it is in this message and nowhere else."""
     link = request.build_absolute_uri(path)
     messages.success(
-        request, f"Hand this link to {username} to set their password; it is shown only now: {link}"
+        request,
+        _("Hand this link to %(name)s to set their password; it is shown only now: %(link)s")
+        % {"name": username, "link": link},
     )
 
 
@@ -53,13 +56,17 @@ def person(request, user_id: int):
             _hand_over(request, user.username, services.person_password_reset(by=request.user, user=user))
         elif action == "role":
             services.person_role_set(by=request.user, user=user, role=role)
-            messages.success(request, f"The role of {user.username} is now {role}.")
+            messages.success(
+                request,
+                _("The role of %(name)s is now %(role)s.")
+                % {"name": user.username, "role": ROLE_LABELS[role]},
+            )
         elif action == "activate":
             services.person_active_set(by=request.user, user=user, active=True)
-            messages.success(request, f"{user.username} is active.")
+            messages.success(request, _("%(name)s is active.") % {"name": user.username})
         else:
             services.person_active_set(by=request.user, user=user, active=False)
-            messages.success(request, f"{user.username} is deactivated.")
+            messages.success(request, _("%(name)s is deactivated.") % {"name": user.username})
     except InputError as error:
         messages.error(request, error.message)
     return redirect("annotation:people")
@@ -77,6 +84,6 @@ def members(request, campaign_id: int):
         except TaskError as error:
             messages.error(request, str(error))
         else:
-            messages.success(request, f"Members of {campaign.name} saved.")
+            messages.success(request, _("Members of %(name)s saved.") % {"name": campaign.name})
         return redirect("annotation:campaign_members", campaign_id=campaign.pk)
     return render(request, "annotation/members.html", {"campaign": campaign, "form": form})

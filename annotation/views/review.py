@@ -6,6 +6,7 @@ from django.core.paginator import Paginator
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.http import urlencode
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
 from annotation.errors import TaskError
@@ -64,7 +65,7 @@ def _review(request, task, url_name: str):
         except TaskError as error:
             messages.error(request, str(error))  # a stale page: the page shows the final label now
             return here
-        messages.success(request, f"Final label of {task} saved.")
+        messages.success(request, _("Final label of %(task)s saved.") % {"task": task})
         after = (task_kind(task).name, task.pk)
         following = review_lease_next(
             reviewer=request.user, campaign=task.campaign, after=after, kind=next_kind

@@ -5,6 +5,7 @@ from django.contrib import messages
 from django.http import HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation.bundle import parse_campaign_change
@@ -34,7 +35,7 @@ def campaign_settings(request, campaign_id: int):
         except (InputError, TaskError) as error:
             form.add_input_error(error)
         else:
-            messages.success(request, f"Settings of {campaign.name} saved.")
+            messages.success(request, _("Settings of %(name)s saved.") % {"name": campaign.name})
             texts = campaign_texts(campaign.name, campaign.guidelines, campaign.scale)
             for warning in model_names_in(texts, view.model_names):
                 messages.warning(request, warning)
@@ -53,8 +54,11 @@ def archive(request, campaign_id: int):
     else:
         archived = form.cleaned_data["archived"]
         campaign_archive(campaign=campaign, archived=archived)
-        what = "archived: read-only and hidden from annotators" if archived else "restored"
-        messages.success(request, f"{campaign.name} {what}.")
+        if archived:
+            done = _("%(name)s archived: read-only and hidden from annotators.")
+        else:
+            done = _("%(name)s restored.")
+        messages.success(request, done % {"name": campaign.name})
     return redirect("annotation:campaign_settings", campaign_id=campaign.pk)
 
 
@@ -73,13 +77,21 @@ def exclusions(request, campaign_id: int):
             annotator_exclude(
                 campaign=campaign, username=data["annotator"], by=request.user, reason=data["reason"]
             )
-            messages.success(request, f"{data['annotator']}'s labels are left out of {campaign.name}.")
+            messages.success(
+                request,
+                _("%(annotator)s's labels are left out of %(name)s.")
+                % {"annotator": data["annotator"], "name": campaign.name},
+            )
         elif data["action"] == "reinstate":
             annotator_reinstate(campaign=campaign, username=data["annotator"], by=request.user)
-            messages.success(request, f"{data['annotator']}'s labels count again in {campaign.name}.")
+            messages.success(
+                request,
+                _("%(annotator)s's labels count again in %(name)s.")
+                % {"annotator": data["annotator"], "name": campaign.name},
+            )
         else:
             exclusions_confirm(campaign=campaign)
-            messages.success(request, "Exclusions confirmed.")
+            messages.success(request, _("Exclusions confirmed."))
     except (InputError, TaskError) as error:
         messages.error(request, str(error))
     back = data["next"]

@@ -7,6 +7,7 @@ from django.contrib import messages
 from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
@@ -90,7 +91,7 @@ def task(request, campaign_id: int, assignment_id: int):
         return here
     data = form.cleaned_data
     try:
-        _, created = label_submit(
+        _label, created = label_submit(
             annotator=request.user,
             assignment=assignment,
             grade=data["grade"],
@@ -105,7 +106,7 @@ def task(request, campaign_id: int, assignment_id: int):
         messages.error(request, error.for_page())
         return here
     if not created:
-        messages.success(request, "Your earlier answer was changed.")
+        messages.success(request, _("Your earlier answer was changed."))
     if request.headers.get("X-Workbench") == "next":
         return _work_page(request, assignment.campaign)
     return redirect("annotation:work", campaign_id)
@@ -117,7 +118,7 @@ def task_skip(request, campaign_id: int, assignment_id: int):
     assignment = _assignment_or_404(request, campaign_id, assignment_id)
     form = SkipForm(request.POST)
     if not form.is_valid():
-        messages.error(request, "Choose why you skip the task.")
+        messages.error(request, _("Choose why you skip the task."))
         return redirect("annotation:work", campaign_id)
     try:
         assignment_services.task_skip(
