@@ -113,7 +113,7 @@ def test_the_schema_types_every_setting_as_the_table_says(client):
     for body in (review, request):
         for setting in CAMPAIGN_SETTINGS:
             field = body["properties"][setting.name]
-            assert field["description"].startswith(setting.help)
+            assert field["description"].startswith(str(setting.help))
             assert (setting.locks.value in field["description"]) == (setting.locks is not Lock.NEVER)
             typed = _component(document, field)
             assert typed["type"] == JSON_TYPES.get(setting.type_name, setting.type_name)
