@@ -5,10 +5,19 @@ import copy
 import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
+from django.utils import translation
 
 from annotation.bundle import parse_bundle
 from annotation.services.campaigns import campaign_import
 from tests.factories import SMALL_BUNDLE
+
+
+@pytest.fixture(autouse=True)
+def _english_after_each_test():
+    """A page asked for in Chinese leaves Chinese active in the test's thread (a server's next request
+    chooses its own): the next test starts in the default language again."""
+    yield
+    translation.deactivate()
 
 
 @pytest.fixture
