@@ -3,11 +3,13 @@ for a signed-in person their profile, read again at each sign-in), and the Chine
 compiled."""
 
 import re
+import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 from django.conf import settings
+from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
 
@@ -130,3 +132,43 @@ def test_the_apis_words_follow_accept_language_its_codes_and_fields_stay_english
     assert english["code"] == chinese["code"] == "grade_not_on_scale" and english["field"] == chinese["field"]
     assert "is not on this campaign's scale" in english["detail"]
     assert "不在本评测项目的评分档位中" in chinese["detail"], chinese
+
+
+def _messages(catalogue: Path) -> set[tuple[str, str]]:
+    """The (context, msgid) of every entry of a .po file but its header."""
+    entries, entry, field = set(), {}, ""
+    for line in [*catalogue.read_text(encoding="utf-8").splitlines(), ""]:
+        if line.startswith('"'):
+            entry[field] = entry.get(field, "") + line[1:-1]
+        elif line.startswith(("msgctxt ", "msgid ", "msgid_plural ", "msgstr")):
+            field, text = line.split(" ", 1)
+            entry[field] = text[1:-1]
+        elif not line.strip():
+            if entry.get("msgid"):
+                entries.add((entry.get("msgctxt", ""), entry["msgid"]))
+            entry, field = {}, ""
+    return entries
+
+
+def test_the_catalogues_hold_every_string_marked_in_the_sources(tmp_path, settings, monkeypatch):
+    # makemessages writes into the locale folder beside the sources: it runs on a copy of them.
+    base = Path(settings.BASE_DIR)
+    for folder in ("annotation", "metrics", "config", "plumbing", "trec", "templates", "static", "locale"):
+        shutil.copytree(base / folder, tmp_path / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    settings.LOCALE_PATHS = [tmp_path / "locale"]
+    monkeypatch.chdir(tmp_path)
+    ignored = ["staticfiles", "var"]
+    for domain, extensions in (("django", ["html", "txt", "py", "md"]), ("djangojs", ["js"])):
+        call_command(
+            "makemessages",
+            locale=["zh_Hans"],
+            domain=domain,
+            extensions=extensions,
+            ignore_patterns=ignored,
+            no_obsolete=True,
+            verbosity=0,
+        )
+        gathered = _messages(tmp_path / "locale" / "zh_Hans" / "LC_MESSAGES" / f"{domain}.po")
+        committed = _messages(LOCALE / "zh_Hans" / "LC_MESSAGES" / f"{domain}.po")
+        assert len(committed) > 10, domain
+        assert gathered == committed, f"run make messages and translate: {sorted(gathered ^ committed)[:10]}"
