@@ -271,6 +271,12 @@ ROUTES = [
     ),
     (
         "GET",
+        "/api/campaigns/{campaign_id}/export/intent-qrels/",
+        "reviewers, managers",
+        "aggregated intent judgments (ndeval's qrels)",
+    ),
+    (
+        "GET",
         "/api/campaigns/{campaign_id}/report/",
         "reviewers, managers",
         "launch report: metrics, GSB, decision (JSON, HTML, CSV, Markdown by Accept or ?format=)",

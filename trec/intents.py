@@ -9,8 +9,10 @@ spaces or tabs; a gzipped file is read as such. Errors name the file and line. R
 tokenizer of `trec.files`.
 """
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 import numpy as np
 
@@ -40,3 +42,10 @@ def read_intent_qrels(path: str | Path, progress: Progress | None = None) -> Int
         comments=Comments.FIRST_TEXT,
     )
     return IntentQrels(query, intent, document, judgment, line, str(path))
+
+
+def write_intent_qrels(out: TextIO, rows: Iterable[tuple[str, str, str, int]]) -> None:
+    """Writes ndeval's qrels, `topic intent docno judgment`, one (query, intent, document, judgment) a
+    line, as `read_intent_qrels` reads them."""
+    for query, intent, document, judgment in rows:
+        out.write(f"{query} {intent} {document} {judgment}\n")

@@ -22,6 +22,11 @@ urlpatterns = [
         views.BehaviourQrelsExportView.as_view(),
         name="export_behaviour_qrels",
     ),
+    path(
+        "campaigns/<int:campaign_id>/export/intent-qrels/",
+        views.IntentQrelsExportView.as_view(),
+        name="export_intent_qrels",
+    ),
     path("campaigns/<int:campaign_id>/report/", views.LaunchReportView.as_view(), name="report"),
     path("campaigns/<int:campaign_id>/behaviour/", views.BehaviourView.as_view(), name="behaviour"),
     path(

@@ -21,11 +21,13 @@ from annotation.selectors.labels import campaign_labels_export
 from metrics.api.serializers import DecisionSerializer, ReportSerializer
 from metrics.reports import CONTENT_TYPES, REPORT_FORMATS, report_filename, report_render
 from metrics.reports.data import behaviour_data, decision_summary
+from metrics.selectors.diversity import intent_qrels_rows
 from metrics.selectors.evaluation_data import campaign_aggregated_labels
 from metrics.selectors.impressions import behaviour_qrels_rows
 from metrics.selectors.launch import launch_report_build
 from plumbing.routers import reads_from_replica, replica_stream
 from trec.files import QRELS_INTEGER, write_qrels
+from trec.intents import write_intent_qrels
 
 REVIEWER = [IsAuthenticated, IsReviewer]
 
@@ -162,6 +164,30 @@ class BehaviourQrelsExportView(APIView):
     def get(self, request, campaign_id: int):
         rows = behaviour_qrels_rows(campaign=campaign_or_404(campaign_id))
         return _qrels_response(request, rows, f"campaign-{campaign_id}-behaviour")
+
+
+class IntentQrelsExportView(APIView):
+    permission_classes = REVIEWER
+    renderer_classes = [PlainTextRenderer]
+
+    @extend_schema(
+        tags=["results"],
+        responses={
+            (200, "text/plain"): OpenApiResponse(
+                OpenApiTypes.STR,
+                description="`qid intent docid judgment` (ndeval's qrels): for each (query, document) of a "
+                "query with intents that annotators were asked about, 1 for each intent at least half of "
+                "them ticked, else 0; empty without intents. `evaluate --intents` reads it.",
+            ),
+        },
+    )
+    @reads_from_replica
+    def get(self, request, campaign_id: int):
+        out = io.StringIO()
+        write_intent_qrels(out, intent_qrels_rows(campaign=campaign_or_404(campaign_id)))
+        response = HttpResponse(out.getvalue(), content_type="text/plain; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="campaign-{campaign_id}-intents.qrels"'
+        return response
 
 
 class ReportFilter(serializers.Serializer):

@@ -25,7 +25,7 @@ from metrics.compute.guardrails import Bound, Guardrail
 from metrics.compute.labels import sorted_find
 from metrics.compute.layout import RankedLabels
 from metrics.selectors.diversity_rows import DiversityRows
-from metrics.selectors.evaluation_data import CampaignEvaluationData
+from metrics.selectors.evaluation_data import CampaignEvaluationData, campaign_evaluation_data
 from trec.measures import INTENT_FAMILIES, Measure, parse_measure
 
 ILS, NOVELTY = "ILS", "Novelty"
@@ -83,6 +83,7 @@ class DiversityInputs:
 
     query_intents: dict[int, list[str]]  # query index → intent ids
     served: dict[tuple[int, int], set[str]]  # (query index, document pk) asked about → intents served
+    document_ids: dict[int, str]  # document pk → id, of the documents asked about
     groups: dict[int, dict[int, int]]  # query index → document pk → its near-duplicate group (smallest pk)
     attribute_documents: np.ndarray  # sorted document pks with attributes
     attribute_codes: np.ndarray  # [documents × fields] integer codes, -1 for no value
@@ -93,9 +94,14 @@ def diversity_inputs(*, data: CampaignEvaluationData, rows: DiversityRows) -> Di
     queries = data.queries
     query_index = dict(zip(queries.pk.tolist(), range(len(queries)), strict=True))
     documents, codes = _attribute_codes(rows.attributes)
+    task_index = _task_index(data)
     return DiversityInputs(
         query_intents={query_index[pk]: intents for pk, intents in rows.query_intents.items()},
         served=_served(data, rows),
+        document_ids={
+            int(data.relevance.task_document[task_index[task]]): document
+            for task, _, document in rows.intent_answers
+        },
         groups=_duplicate_groups(data, rows),
         attribute_documents=documents,
         attribute_codes=codes,
@@ -103,12 +109,17 @@ def diversity_inputs(*, data: CampaignEvaluationData, rows: DiversityRows) -> Di
     )
 
 
+def _task_index(data: CampaignEvaluationData) -> dict[int, int]:
+    relevance = data.relevance
+    return dict(zip(relevance.task_pk.tolist(), range(relevance.n_tasks), strict=True))
+
+
 def _served(data: CampaignEvaluationData, rows: DiversityRows) -> dict[tuple[int, int], set[str]]:
     relevance = data.relevance
-    task_index = dict(zip(relevance.task_pk.tolist(), range(relevance.n_tasks), strict=True))
+    task_index = _task_index(data)
     asked: dict[tuple[int, int], int] = defaultdict(int)
     ticks: dict[tuple[int, int], dict[str, int]] = defaultdict(lambda: defaultdict(int))
-    for task_pk, intents in rows.intent_answers:
+    for task_pk, intents, _ in rows.intent_answers:
         task = task_index[task_pk]
         key = int(relevance.task_query[task]), int(relevance.task_document[task])
         asked[key] += 1
@@ -294,8 +305,11 @@ def _intent_scores(
         for rank, document in enumerate(documents[row, :depth].tolist()):
             if document >= 0:
                 relevance[at, rank, : len(intents)] = served(document)
-        # Sorted by document id: ndeval's ties in the ideal ranking.
-        for place, document in enumerate(sorted(d for d in layout.judged_documents[row].tolist() if d >= 0)):
+        # Sorted by document id (the bundle's, as in the qrels): ndeval's ties in the ideal ranking. Only the
+        # documents asked about can serve an intent; the others' place does not matter.
+        judged_here = [d for d in layout.judged_documents[row].tolist() if d >= 0]
+        by_id = sorted(judged_here, key=lambda d: inputs.document_ids.get(d, ""))
+        for place, document in enumerate(by_id):
             judged[at, place, : len(intents)] = served(document)
     scores = evaluate_intents(
         relevance, judged, [parse_measure(name, intents=True) for name in names], alpha=campaign.alpha
@@ -304,3 +318,18 @@ def _intent_scores(
     for name in names:
         out[name][picked] = scores[name]
     return out
+
+
+def intent_qrels_rows(*, campaign: Campaign) -> list[tuple[str, str, str, int]]:
+    """The campaign's aggregated intent judgments as ndeval's qrels rows, (query id, intent id, document id,
+    1 served or 0), for every (query, document) of a query with intents some annotator was asked about;
+    sorted. `evaluate --intents` on them and the models' runs gives the report's α-nDCG, ERR-IA and
+    StRecall."""
+    data = campaign_evaluation_data(campaign=campaign)
+    inputs = diversity_inputs(data=data, rows=data.diversity)
+    asked = [key for key in inputs.served if key[0] in inputs.query_intents]
+    return sorted(
+        (str(data.queries.external_id[query]), intent, inputs.document_ids[document], int(intent in served))
+        for (query, document), served in ((key, inputs.served[key]) for key in asked)
+        for intent in inputs.query_intents[query]
+    )

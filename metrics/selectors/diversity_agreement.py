@@ -62,7 +62,7 @@ def _intent_ratings(
     task_index = dict(zip(relevance.task_pk.tolist(), range(relevance.n_tasks), strict=True))
     items: dict[tuple[int, str], int] = {}
     item, value = [], []
-    for task_pk, ticked in rows.intent_answers:
+    for task_pk, ticked, _ in rows.intent_answers:
         query = int(task_query_pk[task_index[task_pk]])
         for intent in rows.query_intents.get(query, []):
             item.append(items.setdefault((task_pk, intent), len(items)))

@@ -13,7 +13,8 @@ from annotation.models import Campaign, Document, Judgment, Preference, Query
 @dataclass(frozen=True)
 class DiversityRows:
     query_intents: dict[int, list[str]]  # query pk → its intents' ids, for queries with intents
-    intent_answers: list[tuple[int, list[str]]]  # (relevance task pk, intents ticked) of each judgment asked
+    # (relevance task pk, intents ticked, the task's document id) of each judgment asked
+    intent_answers: list[tuple[int, list[str], str]]
     attributes: dict[int, dict]  # document pk → attributes, for documents with any
     popularity: dict[int, float]  # document pk → popularity, for documents with one
     # (side-by-side task pk, annotator pk, experimental list on the left, marks as shown)
@@ -31,11 +32,11 @@ def campaign_diversity_rows(
     `documents`, only the labels (the quality page's agreement): two queries, three with intents ticked."""
     left_out = excluded.tolist()
     answers = [
-        (task, list(intents))
-        for task, intents in Judgment.objects.filter(task__campaign=campaign, intents__isnull=False)
+        (task, list(intents), document)
+        for task, intents, document in Judgment.objects.filter(task__campaign=campaign, intents__isnull=False)
         .exclude(annotator_id__in=left_out)
         .order_by()
-        .values_list("task_id", "intents")
+        .values_list("task_id", "intents", "task__document__external_id")
         if intents is not None
     ]
     query_intents = (

@@ -6,20 +6,25 @@ from annotation.errors import InputError
 from annotation.management.cli import command_error
 from annotation.selectors.campaigns import campaign_get
 from annotation.selectors.labels import campaign_labels_export
+from metrics.selectors.diversity import intent_qrels_rows
 from metrics.selectors.evaluation_data import campaign_aggregated_labels
 from metrics.selectors.impressions import behaviour_qrels_rows
 from trec.files import QRELS_INTEGER, write_qrels
+from trec.intents import write_intent_qrels
 
 
 class Command(BaseCommand):
     help = (
-        "Write a campaign's raw labels as JSONL, its aggregated labels as TREC qrels, or its labels from "
-        "behaviour (the interaction logs graded by the campaign's behaviour_grades) as TREC qrels."
+        "Write a campaign's raw labels as JSONL, its aggregated labels as TREC qrels, its labels from "
+        "behaviour (the interaction logs graded by the campaign's behaviour_grades) as TREC qrels, or its "
+        "aggregated intent judgments as ndeval's qrels (topic intent docno judgment)."
     )
 
     def add_arguments(self, parser):
         parser.add_argument("campaign", help="the campaign's id or name")
-        parser.add_argument("--format", choices=["jsonl", "qrels", "behaviour-qrels"], default="jsonl")
+        parser.add_argument(
+            "--format", choices=["jsonl", "qrels", "behaviour-qrels", "intent-qrels"], default="jsonl"
+        )
         parser.add_argument(
             "--integer",
             choices=QRELS_INTEGER,
@@ -41,6 +46,8 @@ class Command(BaseCommand):
             elif format == "qrels":
                 labels = campaign_aggregated_labels(campaign=target)
                 write_qrels(out, labels.query_ids, labels.document_ids, labels.grades, integer=integer)
+            elif format == "intent-qrels":
+                write_intent_qrels(out, intent_qrels_rows(campaign=target))
             else:
                 write_qrels(out, *behaviour_qrels_rows(campaign=target), integer=integer)
         finally:
