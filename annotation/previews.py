@@ -7,6 +7,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
+from django.utils.translation import gettext, ngettext
 
 from annotation.bundle import CampaignBundle
 from annotation.models import RankingModel
@@ -126,12 +127,17 @@ def import_preview(bundle: CampaignBundle, runs: dict[str, RankedRun]) -> Import
     preview.warnings = _warnings(bundle, models, top_lists, online, experimental)
     decidable = len({query for query, _ in pairs}) if pairs else len(bundle.queries)
     if decidable < settings["min_queries"]:
-        preview.warnings.insert(
-            0,
-            f"{decidable} queries{' with both lists' if pairs else ''}, fewer than min_queries "
-            f"{settings['min_queries']}: no launch decision can ever be reached (add queries or lower "
-            "min_queries)",
-        )
+        if pairs:
+            template = gettext(
+                "%(queries)s queries with both lists, fewer than min_queries %(needed)s: no launch decision "
+                "can ever be reached (add queries or lower min_queries)"
+            )
+        else:
+            template = gettext(
+                "%(queries)s queries, fewer than min_queries %(needed)s: no launch decision can ever be "
+                "reached (add queries or lower min_queries)"
+            )
+        preview.warnings.insert(0, template % {"queries": decidable, "needed": settings["min_queries"]})
     preview.diversity = diversity_preview(bundle)
     return preview
 
@@ -169,7 +175,9 @@ def diversity_preview(bundle: CampaignBundle) -> DiversityPreview:
 
 def _warnings(bundle, models, top_lists, online, experimental) -> list[str]:
     settings = bundle.settings
-    warnings = [f"model {m.name!r} has no rankings" for m in models if not m.rankings]
+    warnings = [
+        gettext("model %(name)r has no rankings") % {"name": m.name} for m in models if not m.rankings
+    ]
     query_ids = [query.external_id for query in bundle.queries]
     for name in experimental:
         missing = [
@@ -177,21 +185,37 @@ def _warnings(bundle, models, top_lists, online, experimental) -> list[str]:
         ]
         if missing:
             warnings.append(
-                f"{len(missing)} of {len(query_ids)} queries lack the {online!r} or {name!r} list "
-                f"(e.g. {missing[0]!r}): no side-by-side task for them"
+                gettext(
+                    "%(missing)s of %(queries)s queries lack the %(online)r or %(name)r list "
+                    "(e.g. %(example)r): no side-by-side task for them"
+                )
+                % {
+                    "missing": len(missing),
+                    "queries": len(query_ids),
+                    "online": online,
+                    "name": name,
+                    "example": missing[0],
+                }
             )
     for name, lists in top_lists.items():
         short = sum(len(docs) < settings["gsb_depth"] for docs in lists.values())
         if short:
             warnings.append(
-                f"{short} list{'s' if short > 1 else ''} of {name!r} shorter than gsb_depth "
-                f"{settings['gsb_depth']}"
+                ngettext(
+                    "%(short)s list of %(name)r shorter than gsb_depth %(depth)s",
+                    "%(short)s lists of %(name)r shorter than gsb_depth %(depth)s",
+                    short,
+                )
+                % {"short": short, "name": name, "depth": settings["gsb_depth"]}
             )
     deepest = max(settings["cutoffs"])
     if deepest > settings["pool_depth"]:
         warnings.append(
-            f"cut-off {deepest} is deeper than pool_depth {settings['pool_depth']}: "
-            "documents below the pool are unjudged"
+            gettext(
+                "cut-off %(cutoff)s is deeper than pool_depth %(depth)s: documents below the pool are "
+                "unjudged"
+            )
+            % {"cutoff": deepest, "depth": settings["pool_depth"]}
         )
     warnings += model_name_warnings(bundle)
     return warnings
@@ -216,10 +240,15 @@ def model_name_warnings(bundle: CampaignBundle) -> list[str]:
                 hits.setdefault(name, []).append(document.external_id)
         for name, documents in hits.items():
             example = f"documents[{documents[0]}].{part}"
-            many = f"{len(documents)} documents' {part}s name" if len(documents) > 1 else f"{example} names"
+            if len(documents) > 1:
+                warning = gettext(
+                    "%(documents)s documents' %(part)ss name the model %(name)r, which annotators would see "
+                    "(e.g. %(example)s)"
+                )
+            else:
+                warning = gettext("%(example)s names the model %(name)r, which annotators would see")
             warnings.append(
-                f"{many} the model {name!r}, which annotators would see"
-                + (f" (e.g. {example})" if len(documents) > 1 else "")
+                warning % {"documents": len(documents), "part": part, "name": name, "example": example}
             )
     return warnings
 
@@ -256,7 +285,8 @@ def model_names_in(texts: list[tuple[str, str]], names: list[str]) -> list[str]:
     annotators, it would unblind the side-by-side judgments."""
     found = _names_finder(names)
     return [
-        f"{place} names the model {name!r}, which annotators would see"
+        gettext("%(place)s names the model %(name)r, which annotators would see")
+        % {"place": place, "name": name}
         for place, text in texts
         for name in found(text)
     ]
