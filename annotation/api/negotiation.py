@@ -6,6 +6,13 @@ from rest_framework.negotiation import DefaultContentNegotiation
 
 
 class FormatNegotiation(DefaultContentNegotiation):
+    def select_renderer(self, request, renderers, format_suffix=None):
+        # DRF reads `?format=` as no format, and lets a format in the path pass over a different one there.
+        asked = request.query_params.get(self.settings.URL_FORMAT_OVERRIDE)
+        if asked is not None and (asked == "" or (format_suffix and asked != format_suffix)):
+            raise NotAcceptable(f"format: {asked!r} is not the format this operation answers in.")
+        return super().select_renderer(request, renderers, format_suffix)
+
     def filter_renderers(self, renderers, format):
         chosen = [renderer for renderer in renderers if renderer.format == format]
         if not chosen:

@@ -1,4 +1,5 @@
-"""Request body parsing with a bound on nesting: deep JSON is a 400, not a RecursionError (a 500)."""
+"""Request parsing: JSON bodies with a bound on nesting (deep JSON is a 400, not a RecursionError, a 500),
+and the query string as the filters read it."""
 
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
@@ -29,3 +30,9 @@ class BoundedJSONParser(JSONParser):
         if nesting_depth(data) > MAX_DEPTH:
             raise ParseError(f"JSON parse error - nested deeper than {MAX_DEPTH} levels")
         return data
+
+
+def query_of(request) -> dict:
+    """The query string as the filter serializers read it: an empty value is a value, refused where the
+    schema refuses it (DRF reads `?model=` of an optional field as not given); of repeated ones, the last."""
+    return request.query_params.dict()

@@ -53,6 +53,15 @@ class StrictCharField(serializers.CharField):
         return super().to_internal_value(data)
 
 
+class StrictBooleanField(serializers.BooleanField):
+    """A JSON boolean: 0, "true" and "yes" are wrong types, not true."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, bool):
+            self.fail("invalid")
+        return data
+
+
 # A verdict relative to the experimental model, as reviewers and gold labels give it.
 VERDICTS = Verdict.values
 
@@ -149,14 +158,17 @@ def setting_serializer_field(setting: Setting, *, request: bool = False) -> seri
             return extend_schema_field(_number_schema(setting))(number)
         case Kind.BOOLEAN:
             return serializers.BooleanField(**options)
-        case Kind.CUTOFFS:
-            return serializers.ListField(child=integer(min_value=1), min_length=1, **options)
+        case Kind.CUTOFFS:  # null: the default
+            return serializers.ListField(
+                child=integer(min_value=1), min_length=1, allow_null=request, **options
+            )
         case Kind.WEIGHTS:
             number = StrictFloatField if request else serializers.FloatField
             return serializers.ListField(child=number(min_value=0), min_length=1, allow_null=True, **options)
-        case _:  # text: a measure name, guardrails (none is empty), action grades
+        case _:  # text: a measure name, guardrails (none is empty), action grades (empty: the defaults)
+            blank = setting.kind in (Kind.GUARDRAILS, Kind.ACTION_GRADES)
             return (StrictCharField if request else serializers.CharField)(
-                max_length=setting.max_length, allow_blank=setting.kind is Kind.GUARDRAILS, **options
+                max_length=setting.max_length, allow_blank=blank, **options
             )
 
 
@@ -257,14 +269,18 @@ class CampaignSettingsChangeSerializer(serializers.Serializer):
 
 # The body's schema: the view reads the body with `bundle.parse_campaign_change`, as a bundle is read.
 class CampaignChangeSerializer(serializers.Serializer):
-    """A change to a campaign: its texts, its scale, any of its settings; what is not given stays."""
+    """A change to a campaign: texts, scale, any of its settings; what is not given, or null, stays."""
 
-    description = StrictCharField(required=False, allow_blank=True)
-    guidelines = StrictCharField(required=False, allow_blank=True)
+    description = StrictCharField(required=False, allow_null=True, allow_blank=True)
+    guidelines = StrictCharField(required=False, allow_null=True, allow_blank=True)
     scale = GradeChangeSerializer(
-        many=True, required=False, min_length=2, help_text=f"Its grades, at least two. {SCALE_LOCK.value}"
+        many=True,
+        required=False,
+        allow_null=True,
+        min_length=2,
+        help_text=f"Its grades, at least two. {SCALE_LOCK.value}",
     )
-    settings = CampaignSettingsChangeSerializer(required=False)
+    settings = CampaignSettingsChangeSerializer(required=False, allow_null=True)
 
 
 # --- The bundle: its schema (the view reads it with `bundle.parse_bundle`, as import_campaign does) -------
@@ -285,19 +301,23 @@ class BundleIntentSerializer(serializers.Serializer):
 class BundleQuerySerializer(serializers.Serializer):
     id = StrictCharField(max_length=100)
     text = StrictCharField()
-    description = StrictCharField(required=False, allow_blank=True)
-    segment = StrictCharField(required=False, allow_blank=True, max_length=100)
-    weight = StrictFloatField(required=False, min_value=0, help_text="Positive; default 1.")
-    intents = BundleIntentSerializer(many=True, required=False, help_text="For the diversity measures.")
+    description = StrictCharField(required=False, allow_null=True, allow_blank=True)
+    segment = StrictCharField(required=False, allow_null=True, allow_blank=True, max_length=100)
+    weight = StrictFloatField(required=False, allow_null=True, min_value=0, help_text="Positive; default 1.")
+    intents = BundleIntentSerializer(
+        many=True, required=False, allow_null=True, help_text="For the diversity measures."
+    )
 
 
 class BundleDocumentSerializer(serializers.Serializer):
     id = StrictCharField(max_length=200)
-    title = StrictCharField(required=False, allow_blank=True)
-    url = StrictCharField(required=False, allow_blank=True)
-    body = StrictCharField(required=False, allow_blank=True)
-    attributes = serializers.DictField(required=False, help_text="For intra-list similarity.")
-    popularity = StrictFloatField(required=False, help_text="For novelty.")
+    title = StrictCharField(required=False, allow_null=True, allow_blank=True)
+    url = StrictCharField(required=False, allow_null=True, allow_blank=True)
+    body = StrictCharField(required=False, allow_null=True, allow_blank=True)
+    attributes = serializers.DictField(
+        required=False, allow_null=True, help_text="For intra-list similarity."
+    )
+    popularity = StrictFloatField(required=False, allow_null=True, help_text="For novelty.")
 
 
 class BundleRankingSerializer(serializers.Serializer):
@@ -308,28 +328,39 @@ class BundleRankingSerializer(serializers.Serializer):
 
 class BundleGoldSerializer(serializers.Serializer):
     query = StrictCharField()
-    document = StrictCharField(required=False, help_text="With `grade`: a relevance gold label.")
-    grade = StrictIntegerField(required=False)
-    model = StrictCharField(required=False, help_text="With `verdict`: a side-by-side gold label.")
-    verdict = serializers.ChoiceField(choices=VERDICTS, required=False)
+    document = StrictCharField(
+        required=False, allow_null=True, help_text="With `grade`: a relevance gold label."
+    )
+    grade = StrictIntegerField(required=False, allow_null=True)
+    model = StrictCharField(
+        required=False, allow_null=True, help_text="With `verdict`: a side-by-side gold label."
+    )
+    verdict = serializers.ChoiceField(choices=VERDICTS, required=False, allow_null=True)
 
 
 class BundleSerializer(serializers.Serializer):
     """A campaign as `import_campaign` reads it (the README's format)."""
 
     name = StrictCharField(max_length=200)
-    description = StrictCharField(required=False, allow_blank=True)
-    guidelines = StrictCharField(required=False, allow_blank=True)
+    description = StrictCharField(required=False, allow_null=True, allow_blank=True)
+    guidelines = StrictCharField(required=False, allow_null=True, allow_blank=True)
     standard = StrictCharField(
-        required=False, allow_blank=True, max_length=100, help_text='A judging standard, e.g. "web v2".'
+        required=False,
+        allow_null=True,
+        allow_blank=True,
+        max_length=100,
+        help_text='A judging standard, e.g. "web v2".',
     )
-    scale = GradeChangeSerializer(many=True, required=False, min_length=2, help_text="Default: 0–3.")
-    settings = CampaignSettingsChangeSerializer(required=False)
+    # null is read as not given, as the bundle parser reads it.
+    scale = GradeChangeSerializer(
+        many=True, required=False, allow_null=True, min_length=2, help_text="Default: 0–3."
+    )
+    settings = CampaignSettingsChangeSerializer(required=False, allow_null=True)
     models = BundleModelSerializer(many=True)
     queries = BundleQuerySerializer(many=True)
     documents = BundleDocumentSerializer(many=True)
     rankings = BundleRankingSerializer(many=True)
-    gold = BundleGoldSerializer(many=True, required=False)
+    gold = BundleGoldSerializer(many=True, required=False, allow_null=True)
 
 
 class QuerySerializer(serializers.ModelSerializer):
@@ -643,7 +674,7 @@ class PersonChangeSerializer(serializers.Serializer):
     """One change: a role (their only one from now on), or active (false signs them out everywhere)."""
 
     role = serializers.ChoiceField(choices=PERSON_ROLES, required=False)
-    is_active = serializers.BooleanField(required=False)
+    is_active = StrictBooleanField(required=False)
 
     def validate(self, data):
         if len(data) != 1:
@@ -652,18 +683,17 @@ class PersonChangeSerializer(serializers.Serializer):
 
 
 class MembersSerializer(serializers.Serializer):
-    open_to_all = serializers.BooleanField(help_text="Every annotator may work on it; else only `members`.")
-    members = serializers.PrimaryKeyRelatedField(
-        queryset=campaign_member_candidates(),
-        many=True,
+    open_to_all = StrictBooleanField(help_text="Every annotator may work on it; else only `members`.")
+    members = serializers.ListField(
+        child=serializers.PrimaryKeyRelatedField(
+            queryset=campaign_member_candidates(), pk_field=StrictIntegerField()
+        ),
         help_text="Ids of active annotators and reviewers (`GET /api/people/`).",
     )
 
 
 class ArchiveSerializer(serializers.Serializer):
-    archived = serializers.BooleanField(
-        help_text="true: read-only and hidden from annotators; false: restore."
-    )
+    archived = StrictBooleanField(help_text="true: read-only and hidden from annotators; false: restore.")
 
 
 class ExclusionSerializer(serializers.Serializer):
@@ -702,7 +732,8 @@ class ImportUploadSerializer(serializers.Serializer):
         help_text="The campaign bundle: JSON as import_campaign reads it, may be gzipped."
     )
     models = serializers.ListField(
-        child=serializers.CharField(max_length=100),
+        # Blank too: a lone empty value is read as no list at all; the form names a run without its model.
+        child=serializers.CharField(max_length=100, allow_blank=True),
         required=False,
         default=list,
         help_text="The runs' models.",

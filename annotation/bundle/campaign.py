@@ -198,7 +198,7 @@ def parse_campaign_change(data: Any, current: dict[str, Any], source: str) -> di
     }
     if "scale" in data:
         changes["scale"] = parse_scale(data["scale"], reader)
-    raw = reader.obj(data.get("settings") or {}, "settings")
+    raw = reader.obj({} if data.get("settings") is None else data["settings"], "settings")
     settings = parse_settings({**current, **raw}, reader)
     changes.update({key: settings[key] for key in raw})
     return changes
@@ -215,7 +215,7 @@ def parse_bundle(data: Any, source: str, *, require_rankings: bool = True) -> Ca
         guidelines=reader.text(data, "guidelines", "guidelines", required=False),
         standard=reader.text(data, "standard", "standard", required=False, max_length=100),
         scale=scale,
-        settings=parse_settings(data.get("settings") or {}, reader),
+        settings=parse_settings({} if data.get("settings") is None else data["settings"], reader),
         models=_parse_models(reader.items(data, "models"), reader),
         queries=_parse_queries(reader.items(data, "queries"), reader),
         documents=_parse_documents(reader.items(data, "documents"), reader),

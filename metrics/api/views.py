@@ -15,6 +15,7 @@ from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotation.api.parsers import query_of
 from annotation.api.permissions import IsReviewer
 from annotation.api.views.campaigns import campaign_or_404
 from annotation.selectors.labels import campaign_labels_export
@@ -131,7 +132,7 @@ class QrelsExportView(APIView):
 
 def _qrels_response(request, rows: tuple[np.ndarray, np.ndarray, np.ndarray], name: str) -> HttpResponse:
     """(query ids, document ids, grades) as a qrels download, `?integer=` applied, named `name`.qrels."""
-    query = QrelsFilter(data=request.query_params)
+    query = QrelsFilter(data=query_of(request))
     query.is_valid(raise_exception=True)
     out = io.StringIO()
     integer = query.validated_data.get("integer")
@@ -206,7 +207,7 @@ class ReportFormatFilter(ReportFilter):
 
 
 def _report(request, campaign_id: int):
-    query = ReportFilter(data=request.query_params)
+    query = ReportFilter(data=query_of(request))
     query.is_valid(raise_exception=True)
     return launch_report_build(campaign=campaign_or_404(campaign_id), model=query.validated_data.get("model"))
 

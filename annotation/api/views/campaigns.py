@@ -12,7 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.api.exceptions import BodyLimitMixin, ErrorSerializer, PayloadTooLarge
-from annotation.api.parsers import BoundedJSONParser
+from annotation.api.parsers import BoundedJSONParser, query_of
 from annotation.api.permissions import IsManager, IsReviewer
 from annotation.api.serializers import (
     BundleSerializer,
@@ -79,7 +79,7 @@ class CampaignListView(BodyLimitMixin, generics.ListAPIView):
         return [IsAuthenticated(), IsManager()] if self.request.method == "POST" else [IsAuthenticated()]
 
     def get_queryset(self):
-        filters = CampaignFilter(data=self.request.query_params)
+        filters = CampaignFilter(data=query_of(self.request))
         filters.is_valid(raise_exception=True)
         return campaign_selectors.campaign_list(viewer=self.request.user, **filters.validated_data)
 
@@ -176,7 +176,7 @@ class ModelListView(generics.ListAPIView):
     serializer_class = RankingModelSerializer
 
     def get_queryset(self):
-        filters = ModelFilter(data=self.request.query_params)
+        filters = ModelFilter(data=query_of(self.request))
         filters.is_valid(raise_exception=True)
         campaign = campaign_or_404(self.kwargs["campaign_id"])
         return campaign_selectors.ranking_model_list(campaign=campaign, **filters.validated_data)
@@ -193,7 +193,7 @@ class QueryListView(generics.ListAPIView):
     serializer_class = QuerySerializer
 
     def get_queryset(self):
-        filters = QueryFilter(data=self.request.query_params)
+        filters = QueryFilter(data=query_of(self.request))
         filters.is_valid(raise_exception=True)
         campaign = campaign_or_404(self.kwargs["campaign_id"])
         return campaign_selectors.query_list(campaign=campaign, **filters.validated_data)

@@ -8,6 +8,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.api.exceptions import BodyLimitMixin, ErrorSerializer
+from annotation.api.parsers import query_of
 from annotation.api.permissions import IsReviewer
 from annotation.api.serializers import (
     AdjudicationRequestSerializer,
@@ -61,7 +62,7 @@ class ReviewQueueView(generics.ListAPIView):
     serializer_class = QueueItemSerializer
 
     def get_queryset(self):
-        filters = QueueFilter(data=self.request.query_params)
+        filters = QueueFilter(data=query_of(self.request))
         filters.is_valid(raise_exception=True)
         kind = filters.validated_data.get("kind")
         return review_queue(

@@ -9,6 +9,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.api.exceptions import BodyLimitMixin, ErrorSerializer
+from annotation.api.parsers import query_of
 from annotation.api.permissions import IsAnnotator
 from annotation.api.serializers import (
     AssignmentSerializer,
@@ -83,7 +84,7 @@ class TaskListView(generics.ListAPIView):
     serializer_class = AssignmentSerializer
 
     def get_queryset(self):
-        filters = TaskFilter(data=self.request.query_params)
+        filters = TaskFilter(data=query_of(self.request))
         filters.is_valid(raise_exception=True)
         data = filters.validated_data
         return assignment_list(
@@ -116,7 +117,7 @@ class JudgmentView(BodyLimitMixin, APIView):
         "(`next`), as POST next-task would give it.",
     )
     def post(self, request, task_id: int):
-        query = LabelQuerySerializer(data=request.query_params)
+        query = LabelQuerySerializer(data=query_of(request))
         query.is_valid(raise_exception=True)
         label = LabelRequestSerializer(data=request.data)
         label.is_valid(raise_exception=True)
