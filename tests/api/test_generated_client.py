@@ -13,8 +13,6 @@ from pathlib import Path
 
 import httpx
 import pytest
-from django.core.signals import request_finished, request_started
-from django.db import close_old_connections
 
 from config.wsgi import application
 from tests.factories import SMALL_BUNDLE
@@ -25,20 +23,16 @@ ANNOTATORS = ("gen-ann1", "gen-ann2", "gen-ann3")
 
 
 @pytest.fixture
-def served(db, make_user):
-    """The server in this process (Django's WSGI application behind httpx), the test's transaction kept
-    across requests as Django's test client keeps it; the people the job signs in as."""
-    request_started.disconnect(close_old_connections)
-    request_finished.disconnect(close_old_connections)
+def served(transactional_db, make_user):
+    """The server in this process (Django's WSGI application behind httpx), each request committing as in
+    production (the sign-in counts failures on a connection of its own); the people the job signs in as."""
     for name, role in (
         ("gen-boss", "manager"),
         ("gen-rev", "reviewer"),
         *((a, "annotator") for a in ANNOTATORS),
     ):
         make_user(name, role, password=PASSWORD)
-    yield httpx.WSGITransport(app=application)
-    request_started.connect(close_old_connections)
-    request_finished.connect(close_old_connections)
+    return httpx.WSGITransport(app=application)
 
 
 @pytest.fixture
