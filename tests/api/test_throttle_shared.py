@@ -24,7 +24,7 @@ setup_test_environment()
 call_command("migrate", verbosity=0)
 client = Client()
 body = {"username": "nobody", "password": "x"}
-print([client.post("/api/auth/token/", body).status_code for _ in range(10)])
+print([client.post("/api/auth/token/", body, "application/json").status_code for _ in range(10)])
 """
 
 
@@ -35,7 +35,7 @@ def test_a_second_process_sees_the_first_ones_failed_logins(db, redis_cache):
         [sys.executable, "-c", OTHER_PROCESS], cwd=ROOT, env=env, capture_output=True, text=True, check=True
     )
     assert done.stdout.strip() == str([400] * 10)
-    response = APIClient().post("/api/auth/token/", {"username": "nobody", "password": "x"})
+    response = APIClient().post("/api/auth/token/", {"username": "nobody", "password": "x"}, format="json")
     assert response.status_code == 429  # the eleventh try, in this process
 
 
@@ -65,5 +65,7 @@ def test_a_second_process_sees_failed_sign_ins_in_the_database_cache(transaction
         [sys.executable, "-c", WRONG_PASSWORDS], cwd=ROOT, env=env, capture_output=True, text=True, check=True
     )
     assert done.stdout.strip() == str([200] * 10)  # the form again, with its error
-    response = APIClient().post("/api/auth/token/", {"username": "ann", "password": "s3cret-pass"})
+    response = APIClient().post(
+        "/api/auth/token/", {"username": "ann", "password": "s3cret-pass"}, format="json"
+    )
     assert response.status_code == 429  # the account is locked out in this process too
