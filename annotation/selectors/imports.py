@@ -32,15 +32,6 @@ STOPPED_IMPORTING_AFTER = _(
     "was stopped, or its machine restarted. Nothing was written. Retry to import them again, or cancel to "
     "remove them."
 )
-STOPPED_IMPORTING = (
-    "The background worker stopped while importing these files: it was stopped, or its machine restarted. "
-    "Nothing was written. Retry to import them again, or cancel to remove them."
-)
-STOPPED_IMPORTING_AFTER = (
-    "The background worker stopped while importing these files, after {rows} of {total} ranking rows: it was "
-    "stopped, or its machine restarted. Nothing was written. Retry to import them again, or cancel to "
-    "remove them."
-)
 
 
 class Worker(StrEnum):
