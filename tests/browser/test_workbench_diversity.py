@@ -39,6 +39,7 @@ def test_intents_and_near_duplicates_by_keyboard(transactional_db, browser_page,
     with page.expect_navigation():
         page.press("#id_password", "Enter")  # the header's language button is a submit button too
     page.click(f"a[href='{reverse('annotation:work', args=[campaign.pk])}']")
+    page.wait_for_load_state("load")  # the keyboard's script has run: the form is there before it
 
     ticked = {}
     for index in range(9):  # the pool: both top fives, e1 shared
