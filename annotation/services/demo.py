@@ -95,6 +95,24 @@ def _simulated_grade(rng: random.Random, truth: int, accuracy: float, scale: lis
     return rng.choice(neighbours)
 
 
+def _campaign_labelled(data: dict, name: str, truth_name: str, seed: int, gold_tasks: int):
+    """A demo campaign imported from `data` (annotation/demo/`name`), `gold_tasks` of its top-three pairs
+    made gold and its simulated raters' labels in, drawn from `truth_name` with one seeded generator; the
+    campaign, its bundle and the generator (later draws continue from it)."""
+    truth = json.loads((DEMO_DIR / truth_name).read_text(encoding="utf-8"))
+    bundle = parse_bundle(data, f"annotation/demo/{name}")
+    rng = random.Random(seed)
+    gold_pairs = sorted(
+        {(q, d) for run in bundle.rankings.values() for q, docs in run.items() for d in docs[:3]}
+    )
+    for query, document in rng.sample(gold_pairs, gold_tasks):
+        bundle.gold_grades[query, document] = truth[query][document]
+    campaign = campaign_import(bundle=bundle)
+    judgments, preferences = _simulated_labels(bundle, truth, rng)
+    labels_import(campaign=campaign, judgments=judgments, preferences=preferences, source="demo")
+    return campaign, bundle, rng
+
+
 def _simulated_labels(bundle, truth: dict[str, dict[str, int]], rng: random.Random):
     scale = [grade["value"] for grade in bundle.scale]
     depth = bundle.settings["pool_depth"]
@@ -142,17 +160,7 @@ def demo_load() -> tuple[Campaign, bool]:
     existing = Campaign.objects.filter(name=DEMO_NAME).first()
     if existing:
         return existing, False
-    truth = json.loads((DEMO_DIR / "truth.json").read_text(encoding="utf-8"))
-    bundle = parse_bundle(data, "annotation/demo/campaign.json")
-    rng = random.Random(20261122)
-    gold_pairs = sorted(
-        {(q, d) for run in bundle.rankings.values() for q, docs in run.items() for d in docs[:3]}
-    )
-    for query, document in rng.sample(gold_pairs, GOLD_TASKS):
-        bundle.gold_grades[query, document] = truth[query][document]
-    campaign = campaign_import(bundle=bundle)
-    judgments, preferences = _simulated_labels(bundle, truth, rng)
-    labels_import(campaign=campaign, judgments=judgments, preferences=preferences, source="demo")
+    campaign, bundle, rng = _campaign_labelled(data, "campaign.json", "truth.json", 20261122, GOLD_TASKS)
     diversity = json.loads((DEMO_DIR / "diversity.json").read_text(encoding="utf-8"))
     _simulated_diversity_labels(campaign, bundle, diversity, rng)
     # Members only, as a team would run it: the demo's annotators and reviewer.
@@ -216,17 +224,7 @@ def demo_zh_load() -> tuple[Campaign, bool]:
     if existing:
         return existing, False
     data = json.loads((DEMO_DIR / "campaign_zh.json").read_text(encoding="utf-8"))
-    truth = json.loads((DEMO_DIR / "truth_zh.json").read_text(encoding="utf-8"))
-    bundle = parse_bundle(data, "annotation/demo/campaign_zh.json")
-    rng = random.Random(20261126)
-    gold_pairs = sorted(
-        {(q, d) for run in bundle.rankings.values() for q, docs in run.items() for d in docs[:3]}
-    )
-    for query, document in rng.sample(gold_pairs, DEMO_ZH_GOLD_TASKS):
-        bundle.gold_grades[query, document] = truth[query][document]
-    campaign = campaign_import(bundle=bundle)
-    judgments, preferences = _simulated_labels(bundle, truth, rng)
-    labels_import(campaign=campaign, judgments=judgments, preferences=preferences, source="demo")
+    campaign, *_ = _campaign_labelled(data, "campaign_zh.json", "truth_zh.json", 20261126, DEMO_ZH_GOLD_TASKS)
     team = get_user_model().objects.filter(username__in=[u for u, r in DEMO_ZH_USERS.items()])
     campaign_members_set(campaign=campaign, open_to_all=False, members=team)
     return campaign, True
