@@ -1,6 +1,7 @@
 """50 simulated annotators against gunicorn (4 workers) on PostgreSQL, over HTTP on loopback.
 
     .venv/bin/python bench/annotate.py [--annotators 50] [--seconds 30] [--queries 1000]
+    .venv/bin/python bench/annotate.py --in-process [--rounds 100]   # only the in-process measure
 
 Creates and drops its own database (judgeboard_bench_annotate) on BENCH_PG's server, starts one gunicorn,
 then measures three phases on it with the same number of client threads:
@@ -21,7 +22,8 @@ printed either way. For the web and API phases it reports labels/s, p50/p95 and 
 the CPU seconds gunicorn's processes spent in the phase (from /proc) over the labels stored. In one process it
 counts the SQL statements of each path. Sessions and the cache are in Redis (BENCH_REDIS, `--no-redis` for the
 database), as in production. Targets: at most 5 ms of server CPU and 6 SQL statements per label on every
-path. Afterwards it checks that no task holds more labels than its overlap and that
+path. `--in-process` measures only that (no gunicorn, no clients); BENCH_DATABASE names the database.
+Afterwards it checks that no task holds more labels than its overlap and that
 every answer was a success (200 or 201) stored.
 """
 
@@ -49,7 +51,7 @@ except ImportError:  # imported as bench.annotate (bench/load.py, bench/soak.py)
 ROOT = Path(__file__).resolve().parent.parent
 SERVER = os.environ.get("BENCH_PG", "postgres://postgres@127.0.0.1:5432")
 REDIS = os.environ.get("BENCH_REDIS", "redis://127.0.0.1:6379/15")
-DATABASE = "judgeboard_bench_annotate"
+DATABASE = os.environ.get("BENCH_DATABASE", "judgeboard_bench_annotate")
 PASSWORD = "bench-password-1"
 TASK_URL = re.compile(r'action="(/campaigns/\d+/tasks/\d+/)"')
 CSRF = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
@@ -153,11 +155,15 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def start_gunicorn(port: int) -> subprocess.Popen:
-    """The app with `setup_django`'s environment (production mode), as behind a TLS proxy: see `client`."""
-    # Production serves hashed static files from the manifest collectstatic writes.
+def static_collect() -> None:
+    """Production serves hashed static files from the manifest collectstatic writes."""
     collect = [sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"]
     subprocess.run(collect, cwd=ROOT, check=True)
+
+
+def start_gunicorn(port: int) -> subprocess.Popen:
+    """The app with `setup_django`'s environment (production mode), as behind a TLS proxy: see `client`."""
+    static_collect()
     command = [str(ROOT / ".venv/bin/gunicorn"), "config.wsgi", "-w", "4", "-b", f"127.0.0.1:{port}"]
     return subprocess.Popen(command, cwd=ROOT, start_new_session=True)
 
@@ -398,6 +404,14 @@ def in_process(campaign: int, token: str, rounds: int = 100) -> list[tuple[str, 
     return costs
 
 
+def costs_print(costs: list[tuple[str, float, float, int]]) -> None:
+    for name, milliseconds, mean, most in costs:
+        print(
+            f"in one process: {name:19} {milliseconds:6.2f} ms CPU, "
+            f"{mean:.2f} SQL statements (at most {most}; target <= 6 for a label with the next task)"
+        )
+
+
 def labels_stored() -> int:
     """Labels, and answers to repeats (a repeat's answer is kept apart from the labels)."""
     from annotation.models import Judgment, Preference, RepeatAnswer
@@ -429,6 +443,10 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=1000)
     parser.add_argument("--no-redis", action="store_true", help="sessions and cache in the database")
     parser.add_argument("--loaded", action="store_true", help="keep one core busy while measuring")
+    parser.add_argument("--rounds", type=int, default=100, help="labels per path in the in-process measure")
+    parser.add_argument(
+        "--in-process", action="store_true", help="only the in-process measure (no gunicorn, no clients)"
+    )
     args = parser.parse_args()
 
     psql(f"DROP DATABASE IF EXISTS {DATABASE} WITH (FORCE)")
@@ -443,6 +461,17 @@ def main() -> None:
 
         tasks = RelevanceTask.objects.count(), SideBySideTask.objects.filter(lists_identical=False).count()
         print(f"lease query: {lease_query_plan(campaign)}")
+        if args.in_process:
+            static_collect()
+            with other_core_busy(args.loaded):
+                costs = in_process(campaign, tokens[0], args.rounds)
+                load = load_average()
+            print(
+                f"sessions and cache in {'the database' if args.no_redis else 'Redis'}; "
+                f"{'loaded: one core kept busy' if args.loaded else 'quiet'}, {load}"
+            )
+            costs_print(costs)
+            return
         connections.close_all()
         port = free_port()
         server = start_gunicorn(port)
@@ -475,7 +504,7 @@ def main() -> None:
                     [(base, t, i, campaign, deadline, stats, lock, two) for i, t in enumerate(tokens)],
                 )
             load = load_average()
-            costs = in_process(campaign, tokens[0])
+            costs = in_process(campaign, tokens[0], args.rounds)
         stored = labels_stored()
         trivial_rate = len(stats["healthz"]) / trivial_elapsed
         read_rate = len(stats["read"]) / read_elapsed
@@ -513,11 +542,7 @@ def main() -> None:
             print(f"{name:19} n={len(stats[key]):6}  {cuts}")
         print(f"ratio task page reads/s / trivial requests/s: {read_rate / trivial_rate:.2f} (a floor)")
         print(f"ratio round trips/s / trivial requests/s: {label_rate / trivial_rate:.2f}")
-        for name, milliseconds, mean, most in costs:
-            print(
-                f"in one process: {name:19} {milliseconds:6.2f} ms CPU, "
-                f"{mean:.1f} SQL statements (at most {most}; target <= 6 for a label with the next task)"
-            )
+        costs_print(costs)
         overfull = over_assigned()
         print(f"over-assigned tasks: {overfull}")
         connections.close_all()
