@@ -1,6 +1,7 @@
 """Ranked lists read back from `Ranking` (one row per model and query): as NumPy columns, one entry per ranked
 document, or as the documents of one list."""
 
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -95,6 +96,27 @@ def side_by_side_lists(*, task: SideBySideTask, depth: int) -> tuple[list[Docume
         experimental, online = cursor.fetchone()
     experimental_list, online_list = listed_documents(experimental, online, depth=depth)
     return experimental_list, online_list
+
+
+# PostgreSQL: the documents of both lists' top %s as one JSON array of [id, title, url, body], read in the
+# statement that reads the lists (aliased `lists(experimental, online)`); a pk is 8 little-endian bytes.
+LISTED_DOCUMENTS = """(SELECT json_agg(json_build_array(d.id, d.title, d.url, d.body))
+    FROM annotation_document d WHERE d.id IN (
+        SELECT (SELECT sum(get_byte(l.packed, 8 * i + k)::bigint << (8 * k)) FROM generate_series(0, 7) k)
+        FROM (VALUES (lists.experimental), (lists.online)) AS l(packed),
+             generate_series(0, LEAST(length(l.packed) / 8, %s) - 1) AS i
+        WHERE l.packed IS NOT NULL))"""
+
+
+def listed_documents_of(
+    found: str | list | None, *packed: bytes | memoryview | None, depth: int
+) -> tuple[list[Document], ...]:
+    """`listed_documents` from the documents `LISTED_DOCUMENTS` read (title, url and body only)."""
+    width = DOCUMENT_PK_DTYPE.itemsize
+    found = json.loads(found) if isinstance(found, str) else found or []
+    by_pk = {pk: Document(pk=pk, title=title, url=url, body=body) for pk, title, url, body in found}
+    lists = [document_pks_unpack(bytes(documents or b"")[: depth * width]).tolist() for documents in packed]
+    return tuple([by_pk[pk] for pk in pks] for pks in lists)
 
 
 def listed_documents(*packed: bytes | memoryview | None, depth: int) -> tuple[list[Document], ...]:

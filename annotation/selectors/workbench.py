@@ -24,7 +24,12 @@ from annotation.models import (
     Verdict,
 )
 from annotation.roles import can_review
-from annotation.selectors.rankings import SIDE_BY_SIDE_LISTS, listed_documents
+from annotation.selectors.rankings import (
+    LISTED_DOCUMENTS,
+    SIDE_BY_SIDE_LISTS,
+    listed_documents,
+    listed_documents_of,
+)
 from annotation.task_kinds import RELEVANCE, TASK_KINDS, TaskKind, assignment_task, kind_named
 from plumbing import rows
 
@@ -262,6 +267,12 @@ WHERE t.id = %s"""
 _SIDE_BY_SIDE_VIEW = f"""SELECT q.text, q.description, {{progress}}, {SIDE_BY_SIDE_LISTS}
 FROM annotation_sidebysidetask t JOIN annotation_query q ON q.id = t.query_id
 WHERE t.id = %s"""
+# On PostgreSQL the lists' documents come with them: one statement for the page.
+_SIDE_BY_SIDE_VIEW_DOCUMENTS = f"""SELECT q.text, q.description, {{progress}}, {LISTED_DOCUMENTS},
+    lists.experimental, lists.online
+FROM annotation_sidebysidetask t JOIN annotation_query q ON q.id = t.query_id
+CROSS JOIN LATERAL (SELECT {SIDE_BY_SIDE_LISTS}) AS lists(experimental, online)
+WHERE t.id = %s"""
 
 
 def assignment_list(
@@ -419,8 +430,8 @@ def _scale_view(scale: list[dict]) -> list[GradeChoice]:
 
 def task_view(*, assignment: Assignment) -> RelevanceTaskView | SideBySideTaskView:
     """What the workbench shows for an assignment: texts only, never a model's name, role or id; with the
-    annotator's progress and the task to go back to. One plain statement for the task (a side-by-side
-    task's lists' documents one more; a label to show, one more)."""
+    annotator's progress and the task to go back to. One plain statement for the task (on SQLite a
+    side-by-side task's lists' documents one more; a label to show, one more)."""
     kind, task_id = assignment_task(assignment)
     annotator = assignment.annotator_id
     campaign = assignment.campaign
@@ -428,6 +439,9 @@ def task_view(*, assignment: Assignment) -> RelevanceTaskView | SideBySideTaskVi
     labelled = assignment.status != Assignment.Status.LEASED
     progress, params = _progress_columns(assignment=assignment)
     template = _RELEVANCE_VIEW if kind is RELEVANCE else _SIDE_BY_SIDE_VIEW
+    documents_read = kind is not RELEVANCE and connection.vendor == "postgresql"
+    if documents_read:
+        template, params = _SIDE_BY_SIDE_VIEW_DOCUMENTS, [*params, campaign.gsb_depth]
     with connection.cursor() as cursor:
         cursor.execute(
             template.format(progress=progress, document=rows.select_list(Document, "d")), [*params, task_id]
@@ -465,7 +479,10 @@ def task_view(*, assignment: Assignment) -> RelevanceTaskView | SideBySideTaskVi
             ),
             version=label_version(judgment or None),
         )
-    experimental, online = listed_documents(*row[-2:], depth=campaign.gsb_depth)
+    if documents_read:
+        experimental, online = listed_documents_of(*row[-3:], depth=campaign.gsb_depth)
+    else:
+        experimental, online = listed_documents(*row[-2:], depth=campaign.gsb_depth)
     on_left = bool(assignment.experimental_on_left)  # set on every side-by-side assignment
     left, right = (experimental, online) if on_left else (online, experimental)
     preference = labelled and Preference.objects.filter(task_id=task_id, annotator=annotator).first()

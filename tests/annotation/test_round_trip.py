@@ -9,6 +9,8 @@ from django.urls import reverse
 from annotation.bundle import parse_bundle
 from annotation.errors import TaskError, TaskErrorCode
 from annotation.models import Assignment, LabelRevision, Preference, RelevanceTask
+from annotation.selectors.rankings import side_by_side_lists
+from annotation.selectors.workbench import task_view
 from annotation.services import round_trip
 from annotation.services.assignment import task_next
 from annotation.services.campaigns import campaign_import
@@ -153,3 +155,17 @@ def test_a_label_with_the_next_task_is_at_most_eight_statements(client, make_use
         response = client.post(url, {"grade": "1"}, headers={"X-Workbench": "next"})
     assert response.status_code == 200 and response.context["task"].kind == "relevance"
     assert len(statements(context)) <= 8, statements(context)
+
+
+def test_a_side_by_side_page_reads_its_lists_documents_in_its_one_statement(bundle_data, make_user):
+    campaign = campaign_import(bundle=parse_bundle(bundle_data, "small.json"))
+    campaign.task_order = "side_by_side_first"
+    lease = task_next(annotator=make_user("ann", "annotator"), campaign=campaign)
+    with CaptureQueriesContext(connection) as context:
+        view = task_view(assignment=lease)
+    assert len(statements(context)) == 1, statements(context)
+    experimental, online = side_by_side_lists(task=lease.side_by_side_task, depth=campaign.gsb_depth)
+    left, right = (experimental, online) if lease.experimental_on_left else (online, experimental)
+    shown = [[(d.title, d.url, d.body) for d in side] for side in (view.left, view.right)]
+    listed = [[(d.title or "(no title)", d.url, d.body) for d in side] for side in (left, right)]
+    assert shown == listed and shown[0]
