@@ -6,12 +6,19 @@ columns, and everything computed from them for the Behaviour page, the launch re
 per-query measures), so the report runs it on its own thread without a further query.
 """
 
+import hashlib
+import inspect
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
+from django.core.cache import cache
 
 from annotation.campaign_settings import parse_action_grades, parse_guardrails
+from metrics.compute import labels, resampling
 from metrics.compute.guardrails import Bound, Guardrail, GuardrailOutcome, evaluate_guardrails
+from metrics.compute.interactions import impressions as impression_columns
+from metrics.compute.interactions import propensity as propensity_estimators
 from metrics.compute.interactions.behaviour import (
     ActionGrades,
     BehaviourAgreement,
@@ -39,6 +46,7 @@ from metrics.compute.interactions.propensity import (
     intervention_harvesting,
     position_based_em,
 )
+from metrics.compute.labels import columns_sha256
 from metrics.compute.layout import ranked_labels
 from metrics.compute.ranking import RankingSettings, evaluate_ranked, weighted_mean
 from metrics.selectors.evaluation_data import (
@@ -52,6 +60,16 @@ ONLINE_K = 10  # the cut-off of the online metrics shown (guardrails may name ot
 N_RESAMPLES = 1000
 EM_RESAMPLES = 100  # EM is fitted again on each resample
 SEED = 0
+PROPENSITIES_CACHE_SECONDS = 7 * 24 * 3600
+# In the cache key: a deployment that changes the estimators (or this module) computes its curves afresh.
+_ESTIMATORS_SOURCE = hashlib.sha256(
+    "".join(
+        [
+            Path(__file__).read_text(),
+            *map(inspect.getsource, (propensity_estimators, impression_columns, resampling, labels)),
+        ]
+    ).encode()
+).hexdigest()[:16]
 
 
 @dataclass(frozen=True)
@@ -125,10 +143,37 @@ class CampaignBehaviour:
         return ips_ctr_name(self.k)
 
 
+@dataclass(frozen=True)
+class Propensities:
+    """A log's two propensity curves, and the one the IPS metrics use (`method`, "" for none) carried on
+    to position `ONLINE_K`."""
+
+    harvesting: PropensityCurve
+    em: PropensityCurve
+    method: str
+    propensity: np.ndarray | None
+
+
+def log_propensities(*, impressions: Impressions) -> Propensities:
+    """The log's propensity curves with the report's resamples, from the shared cache when these clicks
+    were estimated before. They read only the clicks' queries, documents and positions, never a label,
+    and EM on every resample was most of the launch report's arithmetic: the key is a digest of those
+    columns, so a changed log is estimated afresh and an unchanged one by no worker again."""
+    columns = (impressions.query, impressions.document, impressions.position, impressions.clicked)
+    settings = f"{ONLINE_K}:{N_RESAMPLES}:{EM_RESAMPLES}:{SEED}"
+    key = f"propensities:{_ESTIMATORS_SOURCE}:{settings}:{columns_sha256(columns)}"
+    found = cache.get(key)
+    if found is None:
+        found = Propensities(*_propensities(impressions, ONLINE_K, N_RESAMPLES, EM_RESAMPLES))
+        cache.set(key, found, PROPENSITIES_CACHE_SECONDS)
+    return found
+
+
 def campaign_behaviour(
     *,
     data: CampaignEvaluationData,
     impressions: ImpressionData,
+    propensities: Propensities,
     human_per_query: dict[str, dict[str, np.ndarray]],
     evaluated: np.ndarray,
     grades: np.ndarray,
@@ -136,13 +181,14 @@ def campaign_behaviour(
     settings: RankingSettings,
     n_resamples: int = N_RESAMPLES,
 ) -> CampaignBehaviour:
-    """Everything the Behaviour page shows, from the fetched data: no query (the launch report runs it on
-    its thread). `human_per_query`: each model's per-query values of each measure on the judges' labels
-    over the `evaluated` query indices; `grades`: the aggregated grade of each relevance task."""
+    """Everything the Behaviour page shows, from the fetched data and the log's `propensities`
+    (`log_propensities`): no query (the launch report runs it on its thread). `human_per_query`: each
+    model's per-query values of each measure on the judges' labels over the `evaluated` query indices;
+    `grades`: the aggregated grade of each relevance task."""
     campaign, queries, models = data.campaign, data.queries, data.models
     log = impressions.impressions
     k = ONLINE_K
-    harvesting, em, method, propensity = _propensities(log, k, n_resamples, EM_RESAMPLES)
+    propensity = propensities.propensity
 
     served = set(log.model.tolist())
     online_index = next((i for i, model in enumerate(models) if model.is_online), None)
@@ -204,9 +250,9 @@ def campaign_behaviour(
         n_clicks=int(log.clicked.sum()),
         cluster_by=log.clusters(None)[0],
         k=k,
-        harvesting=harvesting,
-        em=em,
-        propensity_method=method,
+        harvesting=propensities.harvesting,
+        em=propensities.em,
+        propensity_method=propensities.method,
         max_weight=DEFAULT_MAX_WEIGHT,
         models=online_models,
         comparisons=comparisons,

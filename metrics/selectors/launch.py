@@ -27,7 +27,7 @@ from metrics.compute.gsb import GSBSummary, gsb_by_segment, gsb_summary, model_v
 from metrics.compute.guardrails import evaluate_guardrails
 from metrics.compute.labels import columns_sha256, overridden_labels
 from metrics.compute.significance import PairedComparison
-from metrics.selectors.behaviour import CampaignBehaviour, campaign_behaviour
+from metrics.selectors.behaviour import CampaignBehaviour, Propensities, campaign_behaviour, log_propensities
 from metrics.selectors.diversity import diversity_guardrails
 from metrics.selectors.evaluation_data import (
     AggregationFit,
@@ -287,7 +287,8 @@ def launch_report_later(
 
     Every query runs now (and an unknown `model` raises now), the arithmetic on a second thread (the
     agreement on a third), so that the caller's next reads run while the resamples are drawn (NumPy lets go
-    of the GIL while it draws them); `.result()` waits for the report."""
+    of the GIL while it draws them); `.result()` waits for the report. The logs' propensity curves, which no
+    label changes, are read from the cache here (fitted here when the log is new: `log_propensities`)."""
     data = campaign_evaluation_data(campaign=campaign, with_excluded=with_excluded)
     experimental = [ranking_model.name for ranking_model in data.models if not ranking_model.is_online]
     if model is not None and model not in experimental:
@@ -302,10 +303,12 @@ def launch_report_later(
         else None
     )
     impressions = campaign_impressions(campaign=campaign, queries=data.queries, models=data.models)
+    propensities = log_propensities(impressions=impressions.impressions) if impressions else None
     return started(
         _launch_report,
         data,
         impressions,
+        propensities,
         model,
         n_resamples,
         n_bootstrap,
@@ -319,6 +322,7 @@ def launch_report_later(
 def _launch_report(
     data: CampaignEvaluationData,
     impressions: ImpressionData | None,
+    propensities: Propensities | None,
     model: str | None,
     n_resamples: int,
     n_bootstrap: int,
@@ -347,10 +351,11 @@ def _launch_report(
     guardrails = diversity_guardrails(campaign)
     fingerprint = _label_fingerprint(data)
     behaviour = None
-    if impressions is not None:
+    if impressions is not None and propensities is not None:
         behaviour = campaign_behaviour(
             data=data,
             impressions=impressions,
+            propensities=propensities,
             human_per_query={scores.name: scores.per_query for scores in models},
             evaluated=layout.evaluated,
             grades=scored.grades,

@@ -201,3 +201,32 @@ def test_the_explorer_lists_the_queries_where_judges_and_users_disagree(logged, 
         reverse("metrics:query_explorer", args=[logged.pk]), {"alone": "users"}
     ).content.decode()
     assert "Users: Δ IPS-CTR@10" in page and page.count("users only") == len(users_only)
+
+
+def test_a_logs_propensities_are_estimated_once_and_a_changed_log_afresh(logged, monkeypatch):
+    """The curves come from the shared cache while the clicks are the same: a second report fits no EM, and
+    shows what a fit gives; a second log is estimated anew."""
+    from metrics.selectors import behaviour as behaviour_selectors
+
+    fits = []
+    fit = behaviour_selectors.position_based_em
+    monkeypatch.setattr(
+        behaviour_selectors, "position_based_em", lambda *a, **kw: fits.append(1) or fit(*a, **kw)
+    )
+    first = launch_report_build(campaign=logged, agreement=False, n_resamples=200).behaviour
+    again = launch_report_build(campaign=logged, agreement=False, n_resamples=200).behaviour
+    assert len(fits) == 1
+    log = campaign_impressions(
+        campaign=logged, queries=campaign_queries(campaign=logged), models=campaign_models(campaign=logged)
+    ).impressions
+    harvesting, em, method, _ = behaviour_selectors._propensities(log, 10, 1000, 100)
+    for curve, fitted in ((again.em, em), (again.harvesting, harvesting)):
+        for field in ("propensity", "ci_low", "ci_high", "n_resamples", "evidence"):
+            np.testing.assert_array_equal(getattr(curve, field), getattr(fitted, field))
+    assert again.propensity_method == first.propensity_method == method
+
+    simulated_log_import(logged, lists=500, seed=1)
+    more = launch_report_build(campaign=logged, agreement=False, n_resamples=200).behaviour
+    assert len(fits) == 3  # the new log's, and the one the test fitted itself
+    assert more.n_lists == 3500
+    assert not np.array_equal(more.em.ci_high, first.em.ci_high, equal_nan=True)
