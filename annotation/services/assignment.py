@@ -75,7 +75,7 @@ def task_next(*, annotator, campaign: Campaign) -> Assignment | None:
     for kind in kinds:
         task = _task_lock_open(kind=kind, annotator=annotator, campaign=campaign)
         if task is not None:
-            return _lease(kind=kind, annotator=annotator, task=task)
+            return _lease(kind=kind, annotator=annotator, task=task, campaign=campaign)
     return None
 
 
@@ -189,12 +189,14 @@ def _lease_own(*, annotator, campaign: Campaign, now) -> Assignment | None:
         .first()
     )
     if latest is None or latest.status == Assignment.Status.LEASED:
+        if latest is not None:
+            latest.campaign = campaign  # as the caller read it: the task's page reads it
         return latest
     kind, task_id = assignment_task(latest)
     task = kind.model.objects.select_for_update(skip_locked=True, no_key=True).filter(pk=task_id).first()
     if task is None or not _slot_open(kind=kind, task=task, campaign=campaign):
         return None
-    return _lease(kind=kind, annotator=annotator, task=task, assignment=latest)
+    return _lease(kind=kind, annotator=annotator, task=task, campaign=campaign, assignment=latest)
 
 
 def _task_lock_open(*, kind: TaskKind, annotator, campaign: Campaign):
@@ -225,8 +227,11 @@ def _slots_change(task, delta: int) -> None:
     type(task).objects.filter(pk=task.pk).update(slots_spent=F("slots_spent") + delta)
 
 
-def _lease(*, kind: TaskKind, annotator, task, assignment: Assignment | None = None) -> Assignment:
-    """Lease the locked task to the annotator, renewing `assignment` (their ran-out lease on it) if given."""
+def _lease(
+    *, kind: TaskKind, annotator, task, campaign: Campaign, assignment: Assignment | None = None
+) -> Assignment:
+    """Lease the locked task of `campaign` to the annotator, renewing `assignment` (their ran-out lease on
+    it) if given; with the campaign, which the task's page reads."""
     now = timezone.now()
     if assignment is None:
         # A candidate may hold an expired lease of this annotator, renewed: one row per annotator and task.
@@ -245,6 +250,7 @@ def _lease(*, kind: TaskKind, annotator, task, assignment: Assignment | None = N
     assignment.leased_at = now
     assignment.expires_at = now + timedelta(minutes=settings.TASK_LEASE_MINUTES)
     assignment.save()
+    assignment.campaign = campaign
     return assignment
 
 
@@ -409,4 +415,4 @@ def skip_undo(*, annotator, assignment: Assignment) -> Assignment:
         )
         assignment.save()
         return assignment
-    return _lease(kind=kind, annotator=annotator, task=task, assignment=assignment)
+    return _lease(kind=kind, annotator=annotator, task=task, campaign=own.campaign, assignment=assignment)

@@ -44,6 +44,20 @@ def test_live_lease_is_returned_again(campaign, make_user):
     assert first.expires_at - first.leased_at == timedelta(minutes=30)
 
 
+def test_every_lease_comes_with_the_campaign_its_page_reads(
+    campaign, make_user, settings, django_assert_num_queries
+):
+    settings.ROUND_TRIP_STATEMENTS = False  # the general path on every database
+    user = make_user("ann", "annotator")
+    fresh = task_next(annotator=user, campaign=campaign)
+    again = task_next(annotator=user, campaign=campaign)  # the live lease
+    expire(again)
+    renewed = task_next(annotator=user, campaign=campaign)
+    assert fresh.pk == again.pk == renewed.pk
+    with django_assert_num_queries(0):
+        assert fresh.campaign == again.campaign == renewed.campaign == campaign
+
+
 def test_relevance_first_then_side_by_side_each_once(campaign, make_user):
     ann = make_user("ann", "annotator")
     done = work_through(ann, campaign)
