@@ -7,7 +7,7 @@ from django.conf import settings
 from django.contrib.auth.forms import AuthenticationForm
 from django.utils.translation import gettext_lazy as _
 
-from annotation.bundle.campaign import MODEL_NAME, MODEL_NAME_LENGTH, MODEL_NAME_RULE
+from annotation.bundle.campaign import MODEL_NAME_LENGTH, is_model_name
 from annotation.campaign_settings import CAMPAIGN_SETTINGS, Kind, Setting
 from annotation.errors import InputError, TaskError
 from annotation.models import SkipReason
@@ -213,10 +213,14 @@ class CampaignUploadForm(forms.Form):
                 raise forms.ValidationError(
                     _("run %(number)s: give both the model's name and its run file") % {"number": index + 1}
                 )
-            if len(model) > MODEL_NAME_LENGTH or not MODEL_NAME.match(model):
+            if len(model) > MODEL_NAME_LENGTH or not is_model_name(model):
                 raise forms.ValidationError(
-                    _("run %(number)s: the model's name %(rule)s; it is at most %(length)s characters long.")
-                    % {"number": index + 1, "rule": MODEL_NAME_RULE, "length": MODEL_NAME_LENGTH}
+                    _(
+                        "run %(number)s: the model's name must start with a letter or digit (of any script) "
+                        "and hold only letters, digits, their marks and . _ - + : @; it is at most "
+                        "%(length)s characters long."
+                    )
+                    % {"number": index + 1, "length": MODEL_NAME_LENGTH}
                 )
             runs.append((model, upload))
         for upload in [data.get("bundle"), *(upload for _model, upload in runs)]:

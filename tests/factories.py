@@ -52,6 +52,39 @@ SMALL_BUNDLE = {
 }
 
 
+# A campaign in Chinese throughout, its models' names too: they are part of page addresses and file names.
+ONLINE_ZH, EXPERIMENTAL_ZH = "线上模型", "实验模型"
+QUERIES = ["北京旅游攻略", "机器学习教程", "运动鞋推荐", "红烧肉做法"]
+DOCUMENTS = {
+    f"d{i}": (f"文档{i}：{topic}", f"关于{topic}的详细介绍，第{i}篇。")
+    for i, topic in enumerate(["故宫", "长城", "神经网络", "梯度下降", "跑鞋", "篮球鞋", "五花肉", "冰糖"], 1)
+}
+CHINESE_BUNDLE = {
+    "name": "中文评测",
+    "description": "搜索相关性评测",
+    "guidelines": "按相关性打分。",
+    "scale": [
+        {"value": 0, "label": "不相关", "description": "与查询无关"},
+        {"value": 1, "label": "相关", "description": "部分满足需求"},
+        {"value": 2, "label": "非常相关", "description": "完全满足需求"},
+    ],
+    "settings": {"overlap": 1, "gsb_overlap": 1, "pool_depth": 2, "gsb_depth": 2, "min_queries": 2},
+    "models": [{"name": ONLINE_ZH, "role": "online"}, {"name": EXPERIMENTAL_ZH, "role": "experimental"}],
+    "queries": [
+        {"id": f"q{i}", "text": text, "description": f"{text}的意图", "segment": "头部" if i < 3 else "长尾"}
+        for i, text in enumerate(QUERIES, 1)
+    ],
+    "documents": [
+        {"id": key, "title": title, "url": f"https://example.com/{key}", "body": body}
+        for key, (title, body) in DOCUMENTS.items()
+    ],
+    "rankings": [
+        {"model": model, "query": f"q{i}", "documents": pair if model == ONLINE_ZH else pair[::-1]}
+        for i, pair in enumerate([["d1", "d2"], ["d3", "d4"], ["d5", "d6"], ["d7", "d8"]], 1)
+        for model in (ONLINE_ZH, EXPERIMENTAL_ZH)
+    ],
+}
+
 # q1: the online model ranks documents graded 3, 2, 3, 0, 1, 2 (linear nDCG 0.9608); the experimental model
 # puts them in the ideal order. q2: both lists identical. Side by side: Good, (identical) Same, Bad, Bad.
 GRADES = {"a": 3, "b": 2, "c": 3, "d": 0, "e": 1, "f": 2}

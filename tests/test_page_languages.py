@@ -15,38 +15,8 @@ from annotation.models import CampaignImport
 from annotation.services.assignment import task_next
 from annotation.services.campaigns import campaign_import
 from annotation.services.label_import import labels_import
-from tests.factories import ROUTES, route_url
+from tests.factories import CHINESE_BUNDLE, DOCUMENTS, EXPERIMENTAL_ZH, ONLINE_ZH, QUERIES, ROUTES, route_url
 
-QUERIES = ["北京旅游攻略", "机器学习教程", "运动鞋推荐", "红烧肉做法"]
-DOCUMENTS = {
-    f"d{i}": (f"文档{i}：{topic}", f"关于{topic}的详细介绍，第{i}篇。")
-    for i, topic in enumerate(["故宫", "长城", "神经网络", "梯度下降", "跑鞋", "篮球鞋", "五花肉", "冰糖"], 1)
-}
-CHINESE_BUNDLE = {
-    "name": "中文评测",
-    "description": "搜索相关性评测",
-    "guidelines": "按相关性打分。",
-    "scale": [
-        {"value": 0, "label": "不相关", "description": "与查询无关"},
-        {"value": 1, "label": "相关", "description": "部分满足需求"},
-        {"value": 2, "label": "非常相关", "description": "完全满足需求"},
-    ],
-    "settings": {"overlap": 1, "gsb_overlap": 1, "pool_depth": 2, "gsb_depth": 2, "min_queries": 2},
-    "models": [{"name": "online", "role": "online"}, {"name": "exp", "role": "experimental"}],
-    "queries": [
-        {"id": f"q{i}", "text": text, "description": f"{text}的意图", "segment": "头部" if i < 3 else "长尾"}
-        for i, text in enumerate(QUERIES, 1)
-    ],
-    "documents": [
-        {"id": key, "title": title, "url": f"https://example.com/{key}", "body": body}
-        for key, (title, body) in DOCUMENTS.items()
-    ],
-    "rankings": [
-        {"model": model, "query": f"q{i}", "documents": pair if model == "online" else pair[::-1]}
-        for i, pair in enumerate([["d1", "d2"], ["d3", "d4"], ["d5", "d6"], ["d7", "d8"]], 1)
-        for model in ("online", "exp")
-    ],
-}
 USERS = ["root", "ann"]
 # Written the same in a Chinese page: the brand, measures, formats, keys, and the test's data.
 LATIN = {
@@ -54,7 +24,7 @@ LATIN = {
     *("HTML", "Markdown", "md", "API", "Dawid", "Skene", "rel", "gzip", "Esc", "Enter", "Shift", "qrels"),
     *("trec_eval", "Krippendorff", "Fleiss", "Cohen's", "Wilson", "bootstrap", "Judged", "JSONL", "Qrels"),
     *("ID", "SHA", "log", "rater_x", "value", "label", "description", "English"),
-    *("online", "exp", "json", "html", "csv", *USERS),
+    *("json", "html", "csv", *USERS),
 }
 # Addresses, file names, fingerprints (hex), and the history note a label import stored ("imported from
 # test": data, written when the labels came in).
@@ -109,7 +79,7 @@ def chinese_world(db):
     judgments = [JudgmentRow(0, "ann", f"q{i}", doc, i % 3) for i in range(1, 5) for doc in ("d1", "d2")]
     judgments = [JudgmentRow(0, "ann", f"q{(n // 2) + 1}", f"d{n + 1}", n % 3) for n in range(8)]
     preferences = [
-        PreferenceRow(0, "ann", f"q{i}", "exp", verdict) for i, verdict in [(1, "good"), (3, "bad")]
+        PreferenceRow(0, "ann", f"q{i}", EXPERIMENTAL_ZH, verdict) for i, verdict in [(1, "good"), (3, "bad")]
     ]
     labels_import(campaign=campaign, judgments=judgments, preferences=preferences, source="test")
     assignment = task_next(annotator=root, campaign=campaign)
@@ -117,7 +87,7 @@ def chinese_world(db):
         "campaign_id": campaign.pk,
         "assignment_id": assignment.pk,
         "kind": "relevance",
-        "model": "exp",
+        "model": EXPERIMENTAL_ZH,
         "query_id": campaign.queries.first().pk,
         "import_id": CampaignImport.objects.create(created_by=root, folder="-", bundle_file="中文.json").pk,
         "uidb64": "MQ",
@@ -168,6 +138,7 @@ def test_every_page_speaks_the_language_asked_for(chinese_world, path):
             [
                 *QUERIES,
                 *(t + b for t, b in DOCUMENTS.values()),
+                ONLINE_ZH + EXPERIMENTAL_ZH,
                 "中文评测搜索相关性评测按相关性打分。不相关非常相关与查询无关部分满足需求完全满足需求的意图头部长尾简体",
             ]
         )

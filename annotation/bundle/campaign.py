@@ -1,7 +1,7 @@
 """Campaign bundles (JSON), their settings and TREC runs, checked whole into plain data."""
 
 import math
-import re
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,9 +19,14 @@ READ_AS: dict[Kind, type | tuple[type, ...]] = {
     Kind.NUMBER: (int, float),
     Kind.BOOLEAN: bool,
 }
-# A model name is part of page addresses and download file names: no `/`, `.`/`..`, quotes or line breaks.
-MODEL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+:@-]*\Z")
-MODEL_NAME_RULE = "must start with a letter or digit and hold only letters, digits and . _ - + : @"
+# A model name is part of page addresses and download file names: no `/`, `.`/`..`, quotes, spaces or line
+# breaks. Letters and digits of any script (线上模型) and their combining marks: addresses percent-encode
+# them and downloads name them in `filename*`.
+MODEL_NAME_SIGNS = frozenset("._+:@-")
+MODEL_NAME_RULE = (
+    "must start with a letter or digit (of any script) and hold only letters, digits, their marks "
+    "and . _ - + : @"
+)
 MODEL_NAME_LENGTH = 100
 GRADE_MIN, GRADE_MAX = -100, 100  # stored as a smallint; a scale has a handful of grades
 GRADE_LABEL_MAX_LENGTH = 60
@@ -233,6 +238,18 @@ def _unique(reader: Reader, seen: set, value: str, path: str, what: str) -> None
     seen.add(value)
 
 
+def is_model_name(name: str) -> bool:
+    """Whether `name` keeps `MODEL_NAME_RULE` (its length aside)."""
+
+    def kind(char: str) -> str:
+        """L(etter), M(ark), N(umber), P(unctuation), S(ymbol), Z (space) or C(ontrol)."""
+        return unicodedata.category(char)[0]
+
+    return (
+        bool(name) and kind(name[0]) in "LN" and all(kind(c) in "LMN" or c in MODEL_NAME_SIGNS for c in name)
+    )
+
+
 def _parse_models(items: list, reader: Reader) -> list[ModelRow]:
     models: list = []
     seen: set = set()
@@ -240,7 +257,7 @@ def _parse_models(items: list, reader: Reader) -> list[ModelRow]:
         path = f"models[{i}]"
         row = reader.obj(item, path)
         name = reader.text(row, "name", f"{path}.name", max_length=MODEL_NAME_LENGTH)
-        if not MODEL_NAME.match(name):
+        if not is_model_name(name):
             raise reader.error(Code.INVALID_VALUE, f"{path}.name", MODEL_NAME_RULE)
         _unique(reader, seen, name, f"{path}.name", "model")
         role = reader.text(row, "role", f"{path}.role")
