@@ -159,14 +159,18 @@ def log_propensities(*, impressions: Impressions) -> Propensities:
     were estimated before. They read only the clicks' queries, documents and positions, never a label,
     and EM on every resample was most of the launch report's arithmetic: the key is a digest of those
     columns, so a changed log is estimated afresh and an unchanged one by no worker again."""
-    columns = (impressions.query, impressions.document, impressions.position, impressions.clicked)
-    settings = f"{ONLINE_K}:{N_RESAMPLES}:{EM_RESAMPLES}:{SEED}"
-    key = f"propensities:{_ESTIMATORS_SOURCE}:{settings}:{columns_sha256(columns)}"
+    key = _propensities_key(impressions)
     found = cache.get(key)
     if found is None:
         found = Propensities(*_propensities(impressions, ONLINE_K, N_RESAMPLES, EM_RESAMPLES))
         cache.set(key, found, PROPENSITIES_CACHE_SECONDS)
     return found
+
+
+def _propensities_key(impressions: Impressions) -> str:
+    columns = (impressions.query, impressions.document, impressions.position, impressions.clicked)
+    settings = f"{ONLINE_K}:{N_RESAMPLES}:{EM_RESAMPLES}:{SEED}"
+    return f"propensities:{_ESTIMATORS_SOURCE}:{settings}:{columns_sha256(columns)}"
 
 
 def campaign_behaviour(
@@ -296,7 +300,10 @@ def users_per_query(*, data: CampaignEvaluationData, model: int) -> UsersPerQuer
     if impressions is None or online is None:
         return None
     log = impressions.impressions
-    _, _, _, propensity = _propensities(log, ONLINE_K, 1, 1)
+    # The estimates do not depend on the resamples: the report's cached curves when there are some, else a
+    # fit without intervals.
+    cached = cache.get(_propensities_key(log))
+    propensity = cached.propensity if cached is not None else _propensities(log, ONLINE_K, 1, 1)[3]
     metric = ips_ctr_name(ONLINE_K) if propensity is not None else f"CTR@{ONLINE_K}"
     values = [
         query_metrics(log, model=index, k=ONLINE_K, propensity=propensity)[metric]

@@ -10,7 +10,7 @@ from django.urls import reverse
 from annotation.models import Campaign
 from annotation.services.interactions import interaction_log_import
 from metrics.reports import report_render
-from metrics.selectors.evaluation_data import campaign_models, campaign_queries
+from metrics.selectors.evaluation_data import campaign_evaluation_data, campaign_models, campaign_queries
 from metrics.selectors.impressions import behaviour_qrels_rows, campaign_impressions
 from metrics.selectors.launch import launch_report_build
 from tests.factories import rotated_campaign, simulated_log_import, worked_campaign
@@ -230,3 +230,20 @@ def test_a_logs_propensities_are_estimated_once_and_a_changed_log_afresh(logged,
     assert len(fits) == 3  # the new log's, and the one the test fitted itself
     assert more.n_lists == 3500
     assert not np.array_equal(more.em.ci_high, first.em.ci_high, equal_nan=True)
+
+
+def test_the_explorer_takes_the_reports_propensities_and_shows_the_same(logged, monkeypatch):
+    from metrics.selectors import behaviour as behaviour_selectors
+
+    data = campaign_evaluation_data(campaign=logged)
+    fitted = behaviour_selectors.users_per_query(data=data, model=1)
+    launch_report_build(campaign=logged, agreement=False, n_resamples=200)
+    fits = []
+    fit = behaviour_selectors.position_based_em
+    monkeypatch.setattr(
+        behaviour_selectors, "position_based_em", lambda *a, **kw: fits.append(1) or fit(*a, **kw)
+    )
+    cached = behaviour_selectors.users_per_query(data=data, model=1)
+    assert fits == []
+    assert cached.metric == fitted.metric == "IPS-CTR@10"
+    np.testing.assert_array_equal(cached.delta, fitted.delta)
