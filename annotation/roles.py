@@ -5,10 +5,12 @@ from collections.abc import Iterable
 from enum import StrEnum
 from functools import wraps
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.backends import ModelBackend
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import Group
+from django.core.cache import cache
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import connection
 from django.db.models import StringAgg, Value
@@ -76,15 +78,26 @@ def _user_with_roles_sql() -> str:
     )
 
 
+def user_cache_key(user_id) -> str:
+    """Where a signed-in user with their roles is cached (`RolesBackend.get_user`)."""
+    return f"signed-in-user:{user_id}"
+
+
 class RolesBackend(ModelBackend):
     """Django's model backend, reading a signed-in user's roles with the user: every request of theirs
-    asks one plain statement (`plumbing.rows`), not two built by the ORM."""
+    asks one plain statement (`plumbing.rows`), not two built by the ORM; with Redis, none for
+    API_TOKEN_CACHE_SECONDS, as an API token's user (`services.tokens.token_cache_forget` drops the copy
+    on a new password, a deactivation or new roles)."""
 
     def get_user(self, user_id):
         try:
             user_id = get_user_model()._meta.pk.to_python(user_id)
         except ValidationError:
             return None
+        seconds = settings.API_TOKEN_CACHE_SECONDS
+        user = cache.get(user_cache_key(user_id)) if seconds else None
+        if user is not None:
+            return user
         with connection.cursor() as cursor:
             cursor.execute(_user_with_roles_sql(), [user_id])
             found = cursor.fetchall()
@@ -92,8 +105,10 @@ class RolesBackend(ModelBackend):
             return None
         user, _ = rows.instance_at(get_user_model(), found[0])
         if not self.user_can_authenticate(user):
-            return None
+            return None  # never cached: a reactivation is seen at once
         roles_known(user, (row[-1] for row in found))
+        if seconds:
+            cache.set(user_cache_key(user_id), user, seconds)
         return user
 
 

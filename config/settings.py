@@ -245,9 +245,9 @@ TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
 
 # API tokens stop working this many days after they were issued (0: never); a new sign-in gets a new one.
 API_TOKEN_DAYS = int(os.environ.get("API_TOKEN_DAYS", "0"))
-# With Redis, an API token's user and roles are kept there this long, so an API request asks the database
-# nothing to authenticate. Revoking the token (a password change, a deactivation) drops it at once; a role
-# changed in the admin takes effect within this time.
+# With Redis, an API token's user and roles, and a signed-in session's, are kept there this long, so a
+# request asks the database nothing to authenticate. A password change, a deactivation or new roles through
+# the app or the admin drop them at once; a change by other means takes effect within this time.
 API_TOKEN_CACHE_SECONDS = (
     int(os.environ.get("API_TOKEN_CACHE_SECONDS", "60")) if os.environ.get("REDIS_URL") else 0
 )

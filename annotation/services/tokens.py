@@ -12,6 +12,7 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
 from annotation.models import PasswordLink
+from annotation.roles import user_cache_key
 
 
 def token_expired(*, token: Token) -> bool:
@@ -40,8 +41,10 @@ def token_cache_key(key: str) -> str:
 
 
 def token_cache_forget(*, user) -> None:
-    """Drop the cached copies of the user's tokens (their user and roles as they stood)."""
+    """Drop the cached copies of the user and roles as they stood: their tokens' and their sessions'
+    (`roles.RolesBackend`)."""
     cached = [token_cache_key(key) for key in Token.objects.filter(user=user).values_list("key", flat=True)]
+    cached.append(user_cache_key(user.pk))
     cache.delete_many(cached)
     # Again once committed: a request meanwhile may have cached a token as it still stood.
     transaction.on_commit(lambda: cache.delete_many(cached))
