@@ -11,7 +11,8 @@
     row.querySelectorAll("input").forEach((input) => {
       input.value = "";
       input.name = input.name.replace(/_\d+$/, `_${rows.length}`);
-      input.setAttribute("aria-label", input.getAttribute("aria-label").replace(/\d+$/, `${rows.length + 1}`));
+      // The run's number, wherever the page's language puts it ("run file 2", "第 2 个运行结果文件").
+      input.setAttribute("aria-label", input.getAttribute("aria-label").replace(/\d+/, `${rows.length + 1}`));
     });
     add.before(row);
   });

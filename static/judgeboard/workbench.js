@@ -99,6 +99,7 @@
   // A near-duplicate by keyboard: d, the list (← or →), the result's number, the earlier result's number.
   // The same keys again take the mark back. Each step is said in #wb-mark; Escape gives up.
   const SIDE_KEYS = { ArrowLeft: "left", l: "left", ArrowRight: "right", r: "right" };
+  const SIDE_NAMES = { left: pgettext("list side", "left"), right: pgettext("list side", "right") };
   const say = (text) => {
     const line = document.getElementById("wb-mark");
     line.textContent = text;
@@ -123,7 +124,8 @@
     if (!marking.side) {
       if (SIDE_KEYS[key]) {
         marking.side = SIDE_KEYS[key];
-        say(`Near-duplicate in the ${marking.side} list: the number of the result that repeats an earlier one`);
+        const side = SIDE_NAMES[marking.side];
+        say(interpolate(gettext("Near-duplicate in the %(side)s list: the number of the result that repeats an earlier one"), { side }, true));
       }
       return;
     }
@@ -136,7 +138,8 @@
         marking.position = key;
         marking.select = select;
         select.closest(".wb-result").classList.add("wb-marking");
-        say(`${marking.side} #${key} is a near-duplicate of: the earlier result's number`);
+        const side = SIDE_NAMES[marking.side];
+        say(interpolate(gettext("%(side)s #%(position)s is a near-duplicate of: the earlier result's number"), { side, position: key }, true));
       }
       return;
     }
@@ -144,10 +147,11 @@
     const option = [...marking.select.options].find((element) => element.value === value);
     if (!option) return;
     marking.select.value = marking.select.value === value ? "" : value;
+    const said = { side: SIDE_NAMES[marking.side], position: marking.position, earlier: key };
     const marked = marking.select.value
-      ? `${marking.side} #${marking.position} marked the same as #${key}`
-      : `${marking.side} #${marking.position} unmarked`;
-    markingEnds(marked);
+      ? gettext("%(side)s #%(position)s marked the same as #%(earlier)s")
+      : gettext("%(side)s #%(position)s unmarked");
+    markingEnds(interpolate(marked, said, true));
   };
 
   const onDialogKey = (current, event) => {
@@ -184,7 +188,7 @@
     } else if (key === "d" && view.marks.length) {
       event.preventDefault();
       view.marking = {};
-      say("Near-duplicate: which list? ← or →");
+      say(gettext("Near-duplicate: which list? ← or →"));
     } else if (button) {
       event.preventDefault();
       view.form.requestSubmit(button);

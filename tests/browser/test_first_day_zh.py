@@ -48,6 +48,19 @@ def _no_english_chrome(page) -> None:
     assert not [word for word in ENGLISH_CHROME if word in text], page.url
 
 
+def _near_duplicate_marking_said_in_chinese(page, shots) -> None:
+    """The workbench's script says each step of marking a near-duplicate from the scripts' catalogue."""
+    page.keyboard.press("d")
+    assert page.inner_text("#wb-mark") == "近似重复：哪一侧列表？按 ← 或 →"
+    page.keyboard.press("ArrowLeft")
+    assert page.inner_text("#wb-mark").startswith("左侧列表中的近似重复：")
+    page.keyboard.press("2")
+    assert page.inner_text("#wb-mark") == "左侧第 2 条与前面哪条近似重复：请输入前面那条结果的序号"
+    page.screenshot(path=shots / "workbench_marking.png")
+    page.keyboard.press("Escape")
+    assert not page.is_visible("#wb-mark")
+
+
 def test_each_role_spends_a_first_day_in_chinese(chinese_demo, browser, live_server, screenshot_dir):
     campaign: Campaign = chinese_demo
     shots = screenshot_dir
@@ -66,6 +79,8 @@ def test_each_role_spends_a_first_day_in_chinese(chinese_demo, browser, live_ser
             seen.add(kind)
             _no_english_chrome(page)
             page.screenshot(path=shots / f"workbench_{kind}.png", full_page=True)
+            if kind == "side_by_side":
+                _near_duplicate_marking_said_in_chinese(page, shots)
         if len(seen) == 2:
             break
         body = page.query_selector("body")
@@ -122,6 +137,11 @@ def test_each_role_spends_a_first_day_in_chinese(chinese_demo, browser, live_ser
     assert "查询" in page.inner_text("#chart-deltas")  # the axis title, from the scripts' catalogue
     _no_english_chrome(page)
     page.screenshot(path=shots / "comparison.png", full_page=True)
+    # A fourth run's row: its script numbers it where the Chinese label puts the number.
+    page.goto(reverse("annotation:campaign_new"))
+    page.get_by_role("button", name="再添加一个运行结果").click()
+    assert page.get_attribute("input[name=run_model_3]", "aria-label") == "第 4 个运行结果的模型名称"
+    assert page.get_attribute("input[name=run_file_3]", "aria-label") == "第 4 个运行结果文件"
     page.goto(reverse("annotation:people"))
     assert "添加人员" in page.inner_text("main")
     page.screenshot(path=shots / "people.png", full_page=True)
