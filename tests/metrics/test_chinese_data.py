@@ -1,8 +1,11 @@
-"""Models named in Chinese, end to end: imported by the command, the API and the new-campaign page, named in
-the pages' addresses, the downloads' file names and every format of the report."""
+"""A campaign in Chinese end to end. Its models named in Chinese: imported by the command, the API and the
+new-campaign page, named in the pages' addresses, the downloads' file names and every format of the report.
+Its texts: found by a part of them (in the database's search on SQLite and PostgreSQL, and the explorer's),
+exported as written, and its dates in the reader's language."""
 
 import copy
 import json
+from datetime import date
 from urllib.parse import quote
 
 import pytest
@@ -29,7 +32,9 @@ def campaign(db, tmp_path):
     path.write_text(json.dumps(CHINESE_BUNDLE, ensure_ascii=False), encoding="utf-8")
     call_command("import_campaign", str(path))
     campaign = Campaign.objects.get(name=CHINESE_BUNDLE["name"])
-    judgments = [JudgmentRow(0, "ann", f"q{n // 2 + 1}", f"d{n + 1}", n % 3) for n in range(8)]
+    judgments = [
+        JudgmentRow(0, "ann", f"q{n // 2 + 1}", f"d{n + 1}", n % 3, "第一页就答到了") for n in range(8)
+    ]
     preferences = [PreferenceRow(0, "ann", f"q{i}", EXPERIMENTAL_ZH, "good") for i in range(1, 5)]
     labels_import(campaign=campaign, judgments=judgments, preferences=preferences, source="test")
     return campaign
@@ -143,3 +148,37 @@ def test_the_launch_report_command_writes_a_chinese_report_of_a_chinese_model(ca
     )  # fmt: skip
     text = path.read_text(encoding="utf-8")
     assert EXPERIMENTAL_ZH in text and "上线" in text
+
+
+def test_a_part_of_a_chinese_text_finds_it_in_the_database(campaign, make_user):
+    client = APIClient()
+    client.force_authenticate(make_user("rev", "reviewer"))
+    queries = client.get(f"/api/campaigns/{campaign.pk}/queries/", {"text": "旅游"}).json()["results"]
+    assert [query["text"] for query in queries] == ["北京旅游攻略"]
+    assert not client.get(f"/api/campaigns/{campaign.pk}/queries/", {"text": "旅行"}).json()["results"]
+    campaigns = client.get("/api/campaigns/", {"name": "评测"}).json()["results"]
+    assert [row["name"] for row in campaigns] == [CHINESE_BUNDLE["name"]]
+
+
+def test_the_explorer_finds_a_query_by_a_part_of_its_chinese_text(campaign, reviewer):
+    url = reverse("metrics:query_explorer", args=[campaign.pk])
+    rows = reviewer.get(url, {"q": "学习"}).content.decode().split("<tbody", 1)[1]
+    assert "机器学习教程" in rows and "北京旅游攻略" not in rows
+    assert "北京旅游攻略" in reviewer.get(url).content.decode().split("<tbody", 1)[1]
+
+
+def test_the_labels_export_writes_chinese_as_written(campaign, make_user):
+    client = APIClient()
+    client.force_authenticate(make_user("rev", "reviewer"))
+    response = client.get(f"/api/campaigns/{campaign.pk}/export/judgments/")
+    text = b"".join(response.streaming_content).decode("utf-8")
+    assert "第一页就答到了" in text and EXPERIMENTAL_ZH in text and "\\u" not in text
+
+
+def test_a_chinese_page_writes_dates_as_chinese_pages_do(campaign, reviewer):
+    today = date.today()
+    url = reverse("metrics:campaign_overview", args=[campaign.pk])
+    chinese = reviewer.get(url, headers={"accept-language": "zh-hans"}).content.decode()
+    english = reviewer.get(url, headers={"accept-language": "en"}).content.decode()
+    assert f"{today.year}年{today.month}月{today.day}日" in chinese
+    assert today.isoformat() in english and f"{today.year}年" not in english
