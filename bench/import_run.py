@@ -1,14 +1,20 @@
-"""Time `import_campaign --run` on two different TREC runs against PostgreSQL's own COPY of the same rows.
+"""Time the import of two different TREC runs against PostgreSQL's own COPY of the same rows, two ways: the
+`import_campaign --run` command (a new process: Django's start-up included), and the browser's import task
+(`campaign_import_run`) in a process that has Django started, as `db_worker` runs it.
 
     flock /tmp/bench.lock .venv/bin/python bench/import_run.py [--queries 10000] [--depth 100] [--repeat 3]
         [--loaded]
 
-Creates and drops its own database (judgeboard_bench_import) on BENCH_PG's server. The peer, measured in
-the same run, is `COPY` of the run's rows into a bare table: the floor for getting a million rows into
-PostgreSQL. The ratio says what start-up, validation, id mapping, pooling and constraints cost on top.
-Memory is the import process's peak RSS less that of the same command only starting (`--help`), over the
-size of the runs it reads. Each of --repeat rounds imports into a new database, then copies; the medians are
-printed. With --loaded another process keeps one core busy throughout (`bench/busy.py`).
+Creates and drops its own databases (judgeboard_bench_import*) on BENCH_PG's server, each a copy of one
+migrated template. The peer, measured in the same run, is `COPY` of the run's rows into a bare table: the
+floor for getting a million rows into PostgreSQL. The ratio says what start-up, validation, id mapping,
+pooling and constraints cost on top. The command's memory is its peak RSS less that of the same command
+only starting (`--help`), over the size of the runs it reads; the task's is its process's peak RSS while the
+task runs (the peak is reset before, `/proc/self/clear_refs`). The task's import is staged and checked as
+the browser's is (upload, preview, confirm: not timed), then timed from the task's start to its end. Each of
+--repeat rounds imports with the command into a new database, copies, then imports with the task into
+another; the medians are printed. With --loaded another process keeps one core busy throughout
+(`bench/busy.py`).
 """
 
 import argparse
@@ -20,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from contextlib import ExitStack
 from pathlib import Path
 
 from busy import load_average, other_core_busy
@@ -27,6 +34,7 @@ from busy import load_average, other_core_busy
 ROOT = Path(__file__).resolve().parent.parent
 SERVER = os.environ.get("BENCH_PG", "postgres://postgres@127.0.0.1:5432")
 DATABASE = "judgeboard_bench_import"
+TEMPLATE = f"{DATABASE}_template"
 
 
 def psql(sql: str, database: str = "postgres") -> str:
@@ -79,6 +87,64 @@ def timed(command: list[str], env: dict) -> tuple[float, int]:
     return elapsed, usage.ru_maxrss * 1024  # kilobytes on Linux
 
 
+def peak_rss() -> int:
+    """This process's peak RSS in bytes since it last reset it."""
+    status = Path("/proc/self/status").read_text()
+    return int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmHWM:"))) * 1024
+
+
+def task_worker() -> None:
+    """--task-worker: a process with Django started, as `db_worker` is. For each line on stdin (the bundle's
+    and the runs' paths, in a new database), stage and check the import as the browser does, then time the
+    import task; a line of JSON on stdout says its seconds and peak RSS."""
+    import django
+
+    sys.path.insert(0, str(ROOT))
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    django.setup()
+    from django.contrib.auth import get_user_model
+    from django.core.files import File
+    from django.db import connections
+
+    from annotation.models import CampaignImport
+    from annotation.services.imports import import_check, import_confirm, import_stage
+    from annotation.tasks import campaign_import_run
+
+    for line in sys.stdin:
+        bundle, runs = json.loads(line)
+        user = get_user_model().objects.create_user("bench")
+        with ExitStack() as files:
+            staged = import_stage(
+                user=user,
+                bundle=File(files.enter_context(open(bundle, "rb")), name="bundle.json"),
+                runs=[
+                    (model, File(files.enter_context(open(path, "rb")), name=f"{model}.trec"))
+                    for model, path in runs
+                ],
+            )
+        import_check(staged=staged, attempt=staged.attempt)
+        staged = import_confirm(staged=staged)
+        Path("/proc/self/clear_refs").write_text("5")
+        start = time.perf_counter()
+        campaign_import_run.call(staged.pk, staged.attempt)
+        seconds = time.perf_counter() - start
+        peak = peak_rss()
+        staged.refresh_from_db()
+        assert staged.status == CampaignImport.Status.DONE, staged.error
+        connections.close_all()  # the next line's database is another
+        print(json.dumps({"seconds": seconds, "peak": peak}), flush=True)
+
+
+def database_new(database: str) -> None:
+    psql(f"DROP DATABASE IF EXISTS {database} WITH (FORCE)")
+    psql(f"CREATE DATABASE {database} TEMPLATE {TEMPLATE}")
+
+
+def ranking_rows(database: str) -> int:
+    # Each list holds its documents' ids as 8-byte integers.
+    return int(psql("SELECT sum(octet_length(documents)) / 8 FROM annotation_ranking", database))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -87,25 +153,44 @@ def main() -> None:
     parser.add_argument("--depth", type=int, default=100)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--loaded", action="store_true", help="keep one core busy while measuring")
+    parser.add_argument("--task-worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.task_worker:
+        task_worker()
+        return
     env = {**os.environ, "DATABASE_URL": f"{SERVER}/{DATABASE}", "DEBUG": "1"}
     lines = args.queries * args.depth
-    ours, peers, peaks = [], [], []
+    ours, tasks, peers, peaks, task_peaks = [], [], [], [], []
     with tempfile.TemporaryDirectory() as tmp, other_core_busy(args.loaded):
         bundle, runs = write_inputs(Path(tmp), args.queries, args.depth)
         size = sum(run.stat().st_size for run in runs)
         _, idle_rss = timed([sys.executable, "manage.py", "import_campaign", "--help"], env)
-        for _ in range(args.repeat):
-            psql(f"DROP DATABASE IF EXISTS {DATABASE} WITH (FORCE)")
-            psql(f"CREATE DATABASE {DATABASE}")
-            try:
-                subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
+        psql(f"DROP DATABASE IF EXISTS {TEMPLATE} WITH (FORCE)")
+        psql(f"CREATE DATABASE {TEMPLATE}")
+        task_database = f"{DATABASE}_task"
+        task_env = {**env, "DATABASE_URL": f"{SERVER}/{task_database}", "IMPORTS_DIR": f"{tmp}/imports"}
+        worker = subprocess.Popen(
+            [sys.executable, __file__, "--task-worker"],
+            cwd=ROOT,
+            env=task_env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            subprocess.run(
+                [sys.executable, "manage.py", "migrate", "-v0"],
+                cwd=ROOT,
+                env={**env, "DATABASE_URL": f"{SERVER}/{TEMPLATE}"},
+                check=True,
+            )
+            for _ in range(args.repeat):
+                database_new(DATABASE)
                 command = [sys.executable, "manage.py", "import_campaign", str(bundle)]
                 seconds, rss = timed([*command, "--run", f"online={runs[0]}", "--run", f"exp={runs[1]}"], env)
                 ours.append(seconds)
                 peaks.append(rss)
-                # Each list holds its documents' ids as 8-byte integers.
-                rows = int(psql("SELECT sum(octet_length(documents)) / 8 FROM annotation_ranking", DATABASE))
+                rows = ranking_rows(DATABASE)
                 assert rows == 2 * lines, f"expected {2 * lines} ranking rows, found {rows}"
                 psql(
                     "CREATE TABLE bare_run (qid text, q0 text, docid text, rank int, score float8, tag text)",
@@ -115,21 +200,44 @@ def main() -> None:
                 peers.append(
                     sum(timed(["psql", f"{SERVER}/{DATABASE}", "-q", "-c", c], env)[0] for c in copies)
                 )
-            finally:
-                psql(f"DROP DATABASE IF EXISTS {DATABASE} WITH (FORCE)")
+                psql(f"DROP DATABASE {DATABASE} WITH (FORCE)")
+
+                database_new(task_database)
+                models = [["online", str(runs[0])], ["exp", str(runs[1])]]
+                worker.stdin.write(json.dumps([str(bundle), models]) + "\n")
+                worker.stdin.flush()
+                answer = worker.stdout.readline()
+                if not answer:
+                    sys.exit("the task worker stopped")
+                task = json.loads(answer)
+                tasks.append(task["seconds"])
+                task_peaks.append(task["peak"])
+                assert ranking_rows(task_database) == 2 * lines
+                psql(f"DROP DATABASE {task_database} WITH (FORCE)")
+        finally:
+            worker.stdin.close()
+            worker.wait()
+            for database in (DATABASE, task_database, TEMPLATE):
+                psql(f"DROP DATABASE IF EXISTS {database} WITH (FORCE)")
         load = load_average()
-    ratios = [mine / peer for mine, peer in zip(ours, peers, strict=True)]
     print(f"{'loaded: one core kept busy' if args.loaded else 'quiet'}; {load}")
     print(f"run lines per model: {lines:,} (two different runs); ranking rows written: {rows:,}")
-    for name, values in (("import_campaign, both runs", ours), ("psql COPY of the same rows", peers)):
+    for name, values in (
+        ("import_campaign, both runs (new process)", ours),
+        ("import task, both runs (Django started)", tasks),
+        ("psql COPY of the same rows", peers),
+    ):
         print(f"{name}: median {statistics.median(values):.2f} s of {listed(values)}")
-    print(f"ratio (ours / COPY): median {statistics.median(ratios):.2f} of {listed(ratios)}")
+    for name, values in (("command", ours), ("task", tasks)):
+        ratios = [mine / peer for mine, peer in zip(values, peers, strict=True)]
+        print(f"ratio, {name} / COPY: median {statistics.median(ratios):.2f} of {listed(ratios)}")
     own = max(peaks) - idle_rss
-    print(f"runs: {size / 2**20:.0f} MiB; import peak RSS {max(peaks) / 2**20:.0f} MiB")
+    print(f"runs: {size / 2**20:.0f} MiB; command's peak RSS {max(peaks) / 2**20:.0f} MiB")
     print(
         f"  less start-up alone ({idle_rss / 2**20:.0f} MiB): {own / 2**20:.0f} MiB, "
         f"{own / size:.2f}x the runs read"
     )
+    print(f"task's peak RSS while it runs: {max(task_peaks) / 2**20:.0f} MiB")
 
 
 if __name__ == "__main__":
