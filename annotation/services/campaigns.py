@@ -107,11 +107,16 @@ def campaign_import(
     pks = rows_insert_pks(
         Document,
         ["campaign_id", *document_fields],
-        itertools.chain(
-            ((campaign.pk, *(getattr(doc, name) for name in document_fields)) for doc in bundle.documents),
-            ((campaign.pk, doc, "", "", "", {}, None) for doc in bare),
-        ),
-        count=len(listed) + len(bare),
+        ((campaign.pk, *(getattr(doc, name) for name in document_fields)) for doc in bundle.documents),
+        count=len(listed),
+    )
+    # Bare documents leave their attributes and popularity to the database's defaults: a JSON value per row
+    # was most of their time (200,000 of them under load: 1.2-1.6 s of the import's CPU, 0.25 s without).
+    pks += rows_insert_pks(
+        Document,
+        ["campaign_id", "external_id", "title", "url", "body"],
+        ((campaign.pk, doc, "", "", "") for doc in bare),
+        count=len(bare),
     )
     # Keyed by the runs' own strings: no second copy of a run's ids.
     document_pk = dict(zip(itertools.chain(listed, bare), pks, strict=True))

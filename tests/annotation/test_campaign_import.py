@@ -284,6 +284,9 @@ def test_import_campaign_reads_trec_runs(db, tmp_path, bundle_data):
     exp = _run_file(tmp_path, "exp.run", ["q1 Q0 d2 1 5.0 x", "q1 Q0 d9 2 4.0 x"])
     call_command("import_campaign", str(bundle), "--run", f"online={online}", "--run", f"exp={exp}")
     assert ranked_ids(model__name="exp") == ["d2", "d9"]  # d9: a bare document, created
+    bare = Document.objects.get(external_id="d9")
+    assert (bare.title, bare.url, bare.body, bare.attributes, bare.popularity) == ("", "", "", {}, None)
+    assert Document.objects.get(external_id="d2").title == "Doc 2"  # the bundle's, written beside them
 
 
 @pytest.mark.parametrize(
