@@ -264,14 +264,33 @@ def campaign_texts(name: str, guidelines: str, scale: list[dict]) -> list[tuple[
     return texts
 
 
+# Scripts written without spaces between words (Chinese, Japanese kana, Thai, Lao, Myanmar, Khmer): beside
+# them a name is a word of its own, as 线上模型 in "不要提及线上模型的名字" or exp in "使用exp的结果".
+UNSPACED = (
+    "\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff"  # Thai, Lao, Myanmar, Khmer
+    "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003ffff"  # kana, CJK ideographs
+)
+UNSPACED_CHAR = re.compile(f"[{UNSPACED}]")
+# A letter, digit or _ of a script that spaces its words.
+SPACED_WORD = f"[^\\W{UNSPACED}]"
+
+
+def _as_word(name: str) -> str:
+    """A pattern of `name` as a whole word: a letter or digit of a spaced script beside it would make it part
+    of a longer word, unless the name's end beside it is itself unspaced."""
+    before = "" if UNSPACED_CHAR.match(name[0]) else f"(?<!{SPACED_WORD})"
+    after = "" if UNSPACED_CHAR.match(name[-1]) else f"(?!{SPACED_WORD})"
+    return f"{before}{re.escape(name)}{after}"
+
+
 def _names_finder(names: list[str]):
     """A function from a text to the model names it holds as whole words (any case), in `names`' order."""
     if not names:
         return lambda text: []
     # One pass per text: a group per name, longest first, so that "exp-v2" is found whole, not as "exp".
     order = sorted(range(len(names)), key=lambda index: len(names[index]), reverse=True)
-    alternatives = "|".join(f"(?P<n{index}>{re.escape(names[index])})" for index in order)
-    pattern = re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.IGNORECASE)
+    alternatives = "|".join(f"(?P<n{index}>{_as_word(names[index])})" for index in order)
+    pattern = re.compile(alternatives, re.IGNORECASE)
 
     def found(text: str) -> list[str]:
         hits = {int(match.lastgroup[1:]) for match in pattern.finditer(text or "") if match.lastgroup}

@@ -182,3 +182,22 @@ def test_a_chinese_page_writes_dates_as_chinese_pages_do(campaign, reviewer):
     english = reviewer.get(url, headers={"accept-language": "en"}).content.decode()
     assert f"{today.year}年{today.month}月{today.day}日" in chinese
     assert today.isoformat() in english and f"{today.year}年" not in english
+
+
+def test_a_model_named_in_a_chinese_text_is_warned_about(db, make_user):
+    """Chinese puts no spaces between words: a model's name in a sentence is still found, Latin or Chinese."""
+    bundle = copy.deepcopy(CHINESE_BUNDLE)
+    bundle["models"][0]["name"] = "bm25-prod"
+    for ranking in bundle["rankings"]:
+        ranking["model"] = "bm25-prod" if ranking["model"] == ONLINE_ZH else ranking["model"]
+    bundle["guidelines"] = "不要按实验模型的习惯打分。"
+    bundle["queries"][0]["text"] = "用bm25-prod搜北京"
+    bundle["queries"][1]["text"] = "bm25-products"  # a longer Latin word: not the name
+    client = APIClient()
+    client.force_authenticate(make_user("boss", "manager"))
+    warnings = client.post("/api/campaigns/", bundle, format="json").json()["warnings"]
+    named = [warning for warning in warnings if "names the model" in warning]
+    assert named == [
+        f"guidelines names the model '{EXPERIMENTAL_ZH}', which annotators would see",
+        "queries[q1].text names the model 'bm25-prod', which annotators would see",
+    ]
