@@ -6,6 +6,7 @@ columns, and everything computed from them for the Behaviour page, the launch re
 per-query measures), so the report runs it on its own thread without a further query.
 """
 
+import dataclasses
 import hashlib
 import inspect
 from dataclasses import dataclass
@@ -51,6 +52,7 @@ from metrics.compute.layout import ranked_labels
 from metrics.compute.ranking import RankingSettings, evaluate_ranked, weighted_mean
 from metrics.selectors.evaluation_data import (
     CampaignEvaluationData,
+    CampaignModel,
     CampaignQueries,
 )
 from metrics.selectors.impressions import ImpressionData, campaign_impressions
@@ -173,27 +175,54 @@ def _propensities_key(impressions: Impressions) -> str:
     return f"propensities:{_ESTIMATORS_SOURCE}:{settings}:{columns_sha256(columns)}"
 
 
-def campaign_behaviour(
-    *,
-    data: CampaignEvaluationData,
-    impressions: ImpressionData,
-    propensities: Propensities,
-    human_per_query: dict[str, dict[str, np.ndarray]],
-    evaluated: np.ndarray,
-    grades: np.ndarray,
-    primary: str,
-    settings: RankingSettings,
-    n_resamples: int = N_RESAMPLES,
-) -> CampaignBehaviour:
-    """Everything the Behaviour page shows, from the fetched data and the log's `propensities`
-    (`log_propensities`): no query (the launch report runs it on its thread). `human_per_query`: each
-    model's per-query values of each measure on the judges' labels over the `evaluated` query indices;
-    `grades`: the aggregated grade of each relevance task."""
-    campaign, queries, models = data.campaign, data.queries, data.models
-    log = impressions.impressions
-    k = ONLINE_K
-    propensity = propensities.propensity
+@dataclass(frozen=True)
+class LogEstimates:
+    """What the log alone says: its propensities, each served model's online metrics, and each experimental
+    model's differences against the online one (by model name)."""
 
+    propensities: Propensities
+    models: list[ModelOnline]
+    differences: dict[str, dict[str, OnlineDifference]]
+
+
+def log_estimates(*, impressions: Impressions, models: list[CampaignModel], guardrails: str) -> LogEstimates:
+    """`log_propensities`, and the online metrics and differences with their intervals, from the shared
+    cache while the log, the models and the cut-offs `guardrails` names are the same: they read no label."""
+    propensities = log_propensities(impressions=impressions)
+    columns = [getattr(impressions, field.name) for field in dataclasses.fields(Impressions)]
+    arrays = [column for column in columns if isinstance(column, np.ndarray)]
+    scalars = [column for column in columns if not isinstance(column, np.ndarray)]
+    key = ":".join(
+        [
+            "online",
+            _ESTIMATORS_SOURCE,
+            _propensities_key(impressions),
+            columns_sha256(arrays),
+            repr(scalars),
+            repr([(model.name, model.role) for model in models]),
+            repr(_guardrails(guardrails)),
+            f"{ONLINE_K}:{N_RESAMPLES}:{SEED}",
+        ]
+    )
+    key = f"online:{hashlib.sha256(key.encode()).hexdigest()}"  # memcached and Redis want short keys
+    found = cache.get(key)
+    if found is None:
+        found = _log_estimates(impressions, models, propensities, _guardrails(guardrails))
+        cache.set(key, found, PROPENSITIES_CACHE_SECONDS)
+    return found
+
+
+def _guardrails(setting: str) -> list[Guardrail]:
+    return [
+        Guardrail(metric, Bound.LOWER if op == ">=" else Bound.UPPER, threshold)
+        for metric, op, threshold in parse_guardrails(setting)
+    ]
+
+
+def _log_estimates(
+    log: Impressions, models: list[CampaignModel], propensities: Propensities, guardrails: list[Guardrail]
+) -> LogEstimates:
+    k, propensity, n_resamples = ONLINE_K, propensities.propensity, N_RESAMPLES
     served = set(log.model.tolist())
     online_index = next((i for i, model in enumerate(models) if model.is_online), None)
     online_models = [
@@ -205,16 +234,41 @@ def campaign_behaviour(
         for i, model in enumerate(models)
         if i in served
     ]
+    differences = {
+        model.name: _differences(log, online_index, i, k, propensity, guardrails, n_resamples)
+        for i, model in enumerate(models)
+        if not model.is_online and online_index is not None and i in served and online_index in served
+    }
+    return LogEstimates(propensities, online_models, differences)
+
+
+def campaign_behaviour(
+    *,
+    data: CampaignEvaluationData,
+    impressions: ImpressionData,
+    estimates: LogEstimates,
+    human_per_query: dict[str, dict[str, np.ndarray]],
+    evaluated: np.ndarray,
+    grades: np.ndarray,
+    primary: str,
+    settings: RankingSettings,
+) -> CampaignBehaviour:
+    """Everything the Behaviour page shows, from the fetched data and what the log alone says (`estimates`:
+    `log_estimates`): no query (the launch report runs it on its thread). `human_per_query`: each model's
+    per-query values of each measure on the judges' labels over the `evaluated` query indices; `grades`:
+    the aggregated grade of each relevance task."""
+    campaign, queries, models = data.campaign, data.queries, data.models
+    log = impressions.impressions
+    k, n_resamples = ONLINE_K, N_RESAMPLES
+    propensities = estimates.propensities
+    online_index = next((i for i, model in enumerate(models) if model.is_online), None)
     comparisons = {}
-    guardrails = [
-        Guardrail(metric, Bound.LOWER if op == ">=" else Bound.UPPER, threshold)
-        for metric, op, threshold in parse_guardrails(campaign.guardrails)
-    ]
-    for i, model in enumerate(models):
-        if model.is_online or online_index is None or i not in served or online_index not in served:
+    guardrails = _guardrails(campaign.guardrails)
+    for model in models:
+        if model.name not in estimates.differences or online_index is None:
             continue
-        differences = _differences(log, online_index, i, k, propensity, guardrails, n_resamples)
-        online_metric = ips_ctr_name(k) if propensity is not None else f"CTR@{k}"
+        differences = estimates.differences[model.name]
+        online_metric = ips_ctr_name(k) if propensities.propensity is not None else f"CTR@{k}"
         points = _points(
             queries,
             evaluated,
@@ -258,7 +312,7 @@ def campaign_behaviour(
         em=propensities.em,
         propensity_method=propensities.method,
         max_weight=DEFAULT_MAX_WEIGHT,
-        models=online_models,
+        models=estimates.models,
         comparisons=comparisons,
         qrels=qrels,
         measures=_measures_beside(data, impressions, qrels, human_per_query, evaluated, settings),

@@ -27,7 +27,7 @@ from metrics.compute.gsb import GSBSummary, gsb_by_segment, gsb_summary, model_v
 from metrics.compute.guardrails import evaluate_guardrails
 from metrics.compute.labels import columns_sha256, overridden_labels
 from metrics.compute.significance import PairedComparison
-from metrics.selectors.behaviour import CampaignBehaviour, Propensities, campaign_behaviour, log_propensities
+from metrics.selectors.behaviour import CampaignBehaviour, LogEstimates, campaign_behaviour, log_estimates
 from metrics.selectors.diversity import diversity_guardrails
 from metrics.selectors.evaluation_data import (
     AggregationFit,
@@ -287,8 +287,9 @@ def launch_report_later(
 
     Every query runs now (and an unknown `model` raises now), the arithmetic on a second thread (the
     agreement on a third), so that the caller's next reads run while the resamples are drawn (NumPy lets go
-    of the GIL while it draws them); `.result()` waits for the report. The logs' propensity curves, which no
-    label changes, are read from the cache here (fitted here when the log is new: `log_propensities`)."""
+    of the GIL while it draws them); `.result()` waits for the report. What the logs alone say (propensity
+    curves, online metrics), which no label changes, is read from the cache here (or computed here when
+    the log is new: `log_estimates`)."""
     data = campaign_evaluation_data(campaign=campaign, with_excluded=with_excluded)
     experimental = [ranking_model.name for ranking_model in data.models if not ranking_model.is_online]
     if model is not None and model not in experimental:
@@ -303,12 +304,15 @@ def launch_report_later(
         else None
     )
     impressions = campaign_impressions(campaign=campaign, queries=data.queries, models=data.models)
-    propensities = log_propensities(impressions=impressions.impressions) if impressions else None
+    estimates = None
+    if impressions is not None:
+        log = impressions.impressions
+        estimates = log_estimates(impressions=log, models=data.models, guardrails=campaign.guardrails)
     return started(
         _launch_report,
         data,
         impressions,
-        propensities,
+        estimates,
         model,
         n_resamples,
         n_bootstrap,
@@ -322,7 +326,7 @@ def launch_report_later(
 def _launch_report(
     data: CampaignEvaluationData,
     impressions: ImpressionData | None,
-    propensities: Propensities | None,
+    estimates: LogEstimates | None,
     model: str | None,
     n_resamples: int,
     n_bootstrap: int,
@@ -351,11 +355,11 @@ def _launch_report(
     guardrails = diversity_guardrails(campaign)
     fingerprint = _label_fingerprint(data)
     behaviour = None
-    if impressions is not None and propensities is not None:
+    if impressions is not None and estimates is not None:
         behaviour = campaign_behaviour(
             data=data,
             impressions=impressions,
-            propensities=propensities,
+            estimates=estimates,
             human_per_query={scores.name: scores.per_query for scores in models},
             evaluated=layout.evaluated,
             grades=scored.grades,

@@ -247,3 +247,14 @@ def test_the_explorer_takes_the_reports_propensities_and_shows_the_same(logged, 
     assert fits == []
     assert cached.metric == fitted.metric == "IPS-CTR@10"
     np.testing.assert_array_equal(cached.delta, fitted.delta)
+
+
+def test_the_online_figures_come_from_the_cache_until_the_guardrails_name_another_cut_off(logged):
+    first = launch_report_build(campaign=logged, agreement=False, n_resamples=200).behaviour
+    assert "CTR@5" not in first.comparisons["exp"].differences
+    logged.guardrails = "CTR@5 >= -0.5"
+    logged.save(update_fields=["guardrails"])
+    again = launch_report_build(campaign=logged, agreement=False, n_resamples=200).behaviour
+    assert "CTR@5" in again.comparisons["exp"].differences
+    (outcome,) = again.comparisons["exp"].guardrails
+    assert outcome.guardrail.metric == "CTR@5"
