@@ -10,6 +10,7 @@ from typing import NoReturn, TextIO
 
 from judgeboard import commands, evaluate
 from judgeboard.errors import CommandFailed, Exit
+from plumbing.memory import keep_freed_memory
 
 
 class _Parser(argparse.ArgumentParser):
@@ -44,6 +45,7 @@ def main(
     out = out or sys.stdout
     try:
         if options["command"] == "evaluate":
+            keep_freed_memory()
             evaluate.evaluate(options, out)
             return Exit.OK
         return commands.run(options, out, environ)

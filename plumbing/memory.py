@@ -1,8 +1,12 @@
-"""Process-wide memory behaviour for the long imports (the command and the task worker)."""
+"""Process-wide memory behaviour for the long imports (the command and the task worker) and for `evaluate`."""
 
 import ctypes
 
-M_MMAP_THRESHOLD = -3  # glibc's mallopt parameter
+# glibc's mallopt parameters
+M_TRIM_THRESHOLD = -1
+M_TOP_PAD = -2
+M_MMAP_THRESHOLD = -3
+M_ARENA_MAX = -8
 
 
 def free_memory_eagerly() -> None:
@@ -16,6 +20,23 @@ def free_memory_eagerly() -> None:
     libc = _glibc()
     if libc is not None:
         libc.mallopt(M_MMAP_THRESHOLD, 2 << 20)
+
+
+def keep_freed_memory() -> None:
+    """Have glibc's malloc keep freed blocks of up to 32 MiB for the next ones, in one heap for every
+    thread, instead of handing them back to the system: for a one-shot command that makes and drops
+    arrays of the same few sizes window after window (`evaluate`). Memory handed back comes back as new
+    pages the kernel must zero; kept, `evaluate` at 50,000 queries took half the page faults and a fifth
+    less system time (1.5 → 1.2 s), for a peak 2–5 % higher. Call it before starting threads: a thread's
+    own heap (without this, the qrels reader's) would not be reused by the others. Elsewhere than glibc
+    this does nothing."""
+    libc = _glibc()
+    if libc is not None:
+        libc.mallopt(M_ARENA_MAX, 1)
+        # The largest glibc allows; fixed, it no longer moves with the frees.
+        libc.mallopt(M_MMAP_THRESHOLD, 32 << 20)
+        libc.mallopt(M_TRIM_THRESHOLD, (1 << 31) - 1)
+        libc.mallopt(M_TOP_PAD, 64 << 20)
 
 
 def free_memory_return() -> None:

@@ -2,6 +2,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from judgeboard import evaluate
 from judgeboard.errors import CommandFailed
+from plumbing.memory import keep_freed_memory
 
 
 class Command(BaseCommand):
@@ -15,6 +16,7 @@ class Command(BaseCommand):
         evaluate.add_arguments(parser)
 
     def handle(self, *args, **options):
+        keep_freed_memory()
         try:
             evaluate.evaluate(options, self.stdout)
         except CommandFailed as error:
