@@ -485,15 +485,19 @@ def _tokenize(
     and the number of lines. The bytes of `tail` past `size` are only viewed, never parsed; comment
     lines are blanked in place."""
     window = tail[:size]
-    if window.size and window.min() == 0:
+    blanks = _true_positions(window <= LAST_BLANK)
+    # A NUL and a newline are blanks: looked for among the blanks, not in every byte.
+    blank_bytes = window[blanks]
+    if blank_bytes.size and blank_bytes.min() == 0:
         _refuse_nul(window, path, first_line)
-    simple = _split_single_separated(window, n_fields)
+    simple = _split_single_separated(window, blanks, blank_bytes, n_fields)
     # In the usual layout a comment's `#` starts a line's first token: one look per line, not per byte.
     if comments is not None and (
         (window == COMMENT).any() if simple is None else (window[simple[0][::n_fields]] == COMMENT).any()
     ):
         _blank_comments(window, indented=comments is Comments.FIRST_TEXT)
-        simple = _split_single_separated(window, n_fields)
+        blanks = _true_positions(window <= LAST_BLANK)
+        simple = _split_single_separated(window, blanks, window[blanks], n_fields)
     if simple is not None:
         starts, ends, n_lines = simple
         lines = np.arange(first_line, first_line + n_lines, dtype=np.int32)
@@ -526,19 +530,18 @@ def _refuse_nul(window: np.ndarray, path: str, first_line: int) -> None:
     raise TrecFormatError(path, line, "the line holds a NUL byte (\\x00), which no id or number may contain")
 
 
-def _split_single_separated(window: np.ndarray, n_fields: int) -> tuple[np.ndarray, np.ndarray, int] | None:
+def _split_single_separated(
+    window: np.ndarray, separators: np.ndarray, separator_bytes: np.ndarray, n_fields: int
+) -> tuple[np.ndarray, np.ndarray, int] | None:
     """Token starts and ends of the usual layout, each field followed by exactly one space, tab or newline
-    and every line ending in a newline, from the separators alone; None for anything else."""
-    if window[-1] != NEWLINE:
-        return None
-    separators = _true_positions(window <= LAST_BLANK)
-    if separators.size % n_fields:
+    and every line ending in a newline, from the separators alone (the positions of the window's blanks,
+    and those bytes); None for anything else."""
+    if window[-1] != NEWLINE or separators.size % n_fields:
         return None
     n_lines = separators.size // n_fields
     # Every line's last separator is a newline, and there is no other newline.
-    if not (window[separators[n_fields - 1 :: n_fields]] == NEWLINE).all():
-        return None
-    if np.count_nonzero(window == NEWLINE) != n_lines:
+    newlines = separator_bytes == NEWLINE
+    if not newlines[n_fields - 1 :: n_fields].all() or np.count_nonzero(newlines) != n_lines:
         return None
     # An empty token means a blank at the window's start or two separators in a row.
     if window[0] <= LAST_BLANK or (np.diff(separators) == 1).any():
