@@ -42,15 +42,16 @@ def lowest_byte(flags: np.ndarray) -> np.ndarray:
 
 
 def parse_decimals(
-    buffer: np.ndarray, starts: np.ndarray, lengths: np.ndarray
+    buffer: np.ndarray, starts: np.ndarray, lengths: np.ndarray, out: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The value of each token `buffer[start:start + length]`, and whether it was parsed here.
+    """The value of each token `buffer[start:start + length]` (written to `out`, float64, when given),
+    and whether it was parsed here.
 
     `buffer` is contiguous uint8 with at least PADDING bytes after every token. Where the second result is
     False the first holds garbage: the caller parses those tokens some other way.
     """
     view = words(buffer)
-    values = np.empty(starts.size)
+    values = np.empty(starts.size) if out is None else out
     ok = np.empty(starts.size, dtype=bool)
     # Blocks small enough that the dozens of temporaries stay in cache and are reused, not page-faulted.
     for begin in range(0, starts.size, _BLOCK):

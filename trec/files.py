@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TextIO
 
 import numpy as np
+import numpy.typing as npt
 
 from trec.decimals import PADDING, parse_decimals, words
 
@@ -418,12 +419,9 @@ def read_columns(
     try:
         for window in _windows(path, progress, max_bytes):
             size = window.size - (MAX_TOKEN_BYTES + 1)
-            pieces, n_lines = _tokenize(
-                window, size, n_fields, keep, names, path, first_line, trailing, comments
+            first_line += _tokenize(
+                window, size, n_fields, keep, names, path, first_line, columns, trailing, comments
             )
-            for column, piece in zip(columns, pieces, strict=True):
-                column.append(piece)
-            first_line += n_lines
     except _LineTooLong:
         # The windows so far held `first_line - 1` whole lines: the long one is the next.
         raise TrecFormatError(path, first_line, f"the line is longer than {MAX_LINE_BYTES} bytes") from None
@@ -441,29 +439,32 @@ def _plain(path: str) -> bool:
 
 
 class _Column:
-    """A column written a window at a time into one array. Joining per-window pieces at the end would
-    write every value twice, each time into fresh memory the kernel must zero (a third of the reading's
-    CPU). With a `bound` on the entries (a plain file's size tells one), the array is made that large at
-    once: its pages cost nothing until written, and what is returned is a view of the part written.
-    Without one it grows by doubling; an `S` column widens when a window holds a longer id."""
+    """A column written a window at a time into one array, each window's values written in place (`slot`)
+    rather than made apart and copied in. Joining per-window pieces at the end would write every value
+    twice, each time into fresh memory the kernel must zero (a third of the reading's CPU). With a `bound`
+    on the entries (a plain file's size tells one), the array is made that large at once: its pages cost
+    nothing until written, and what is returned is a view of the part written. Without one it grows by
+    doubling; an `S` column widens when a window holds a longer id."""
 
     def __init__(self, bound: int | None):
         self.bound, self.size = bound, 0
         self.array: np.ndarray | None = None
 
-    def append(self, piece: np.ndarray) -> None:
-        needed = self.size + piece.size
+    def slot(self, count: int, dtype: npt.DTypeLike) -> np.ndarray:
+        """The column's next `count` entries, to be written now; `dtype` (a wider `S`) widens it."""
+        needed = self.size + count
         if self.array is None:
-            self.array = np.empty(self.bound or max(piece.size * 4, 1024), dtype=piece.dtype)
-        elif needed > self.array.size or piece.dtype.itemsize > self.array.dtype.itemsize:
-            dtype = np.promote_types(self.array.dtype, piece.dtype)
+            self.array = np.empty(self.bound or max(count * 4, 1024), dtype=dtype)
+        elif needed > self.array.size or np.dtype(dtype).itemsize > self.array.dtype.itemsize:
+            dtype = np.promote_types(self.array.dtype, dtype)
             grown = np.empty(
                 max(needed, self.array.size * (2 if needed > self.array.size else 1)), dtype=dtype
             )
             grown[: self.size] = self.array[: self.size]
             self.array = grown
-        self.array[self.size : needed] = piece
+        written = self.array[self.size : needed]
         self.size = needed
+        return written
 
     def values(self) -> np.ndarray:
         assert self.array is not None
@@ -478,12 +479,13 @@ def _tokenize(
     names: tuple[str, ...],
     path: str,
     first_line: int,
+    columns: list[_Column],
     trailing: bool = False,
     comments: Comments | None = None,
-) -> tuple[list[np.ndarray], int]:
-    """Splits the first `size` bytes of `tail` (whole lines); returns the kept fields, their line numbers
-    and the number of lines. The bytes of `tail` past `size` are only viewed, never parsed; comment
-    lines are blanked in place."""
+) -> int:
+    """Splits the first `size` bytes of `tail` (whole lines) and writes the kept fields, then their line
+    numbers, to `columns`; returns the number of lines. The bytes of `tail` past `size` are only viewed,
+    never parsed; comment lines are blanked in place."""
     window = tail[:size]
     blanks = _true_positions(window <= LAST_BLANK)
     # A NUL and a newline are blanks: looked for among the blanks, not in every byte.
@@ -505,7 +507,6 @@ def _tokenize(
         starts, ends, line_of_entry, n_lines = _split_any(window, n_fields, path, first_line, trailing)
         lines = (first_line + line_of_entry).astype(np.int32)
     view = words(tail)
-    columns = []
     for index, (field, name) in enumerate(zip(keep, names, strict=True)):
         # As intp once: NumPy converts any other index type on every gather.
         field_starts = starts[field::n_fields].astype(np.intp)
@@ -516,10 +517,13 @@ def _tokenize(
                 path, int(lines[too_long[0]]), f"the {name} is longer than {MAX_TOKEN_BYTES} bytes"
             )
         if index == len(keep) - 1:
-            columns.append(_numbers(tail, view, field_starts, lengths, lines, path, name))
+            values = columns[index].slot(lengths.size, np.float64)
+            _numbers(tail, view, field_starts, lengths, lines, path, name, values)
         else:
-            columns.append(_token_bytes(view, field_starts, lengths))
-    return [*columns, lines], n_lines
+            width = _words_wide(lengths)
+            _token_bytes(view, field_starts, lengths, columns[index].slot(lengths.size, f"S{8 * width}"))
+    columns[-1].slot(lines.size, np.int32)[:] = lines
+    return n_lines
 
 
 def _refuse_nul(window: np.ndarray, path: str, first_line: int) -> None:
@@ -599,31 +603,41 @@ def _split_any(
     return starts, ends, line_of_entry, newlines.size
 
 
-def _token_bytes(view: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """The tokens at `starts` as an `S` array, padded with NUL to whole words; `view` is `words()` of the
-    buffer, which extends past every token. Each token is gathered as whole 8-byte words, masked."""
-    width = int(lengths.max()) if lengths.size else 1
-    n_words = -(-width // 8)
-    matrix = np.empty((starts.size, n_words), dtype="<u8")
+def _words_wide(lengths: np.ndarray) -> int:
+    """The 8-byte words the longest token needs (1 when there is none)."""
+    return -(-int(lengths.max()) // 8) if lengths.size else 1
+
+
+def _token_bytes(
+    view: np.ndarray, starts: np.ndarray, lengths: np.ndarray, out: np.ndarray | None = None
+) -> np.ndarray:
+    """The tokens at `starts` as an `S` array, padded with NUL to whole words, written to `out` (a
+    contiguous `S` array of whole words, at least as wide) when given; `view` is `words()` of the buffer,
+    which extends past every token. Each token is gathered as whole 8-byte words, masked."""
+    if out is None:
+        out = np.empty(starts.size, dtype=f"S{8 * _words_wide(lengths)}")
+    matrix = out.view("<u8").reshape(starts.size, out.dtype.itemsize // 8)
+    n_words = _words_wide(lengths)
     for word in range(n_words):
         kept = np.clip(lengths - 8 * word, 0, 8)
         np.bitwise_and(view[starts + 8 * word], _KEEP_BYTES[kept], out=matrix[:, word])
     # Whole words, NUL-padded: S16 holds a 13-byte id as S13 would, without a copy to trim it.
-    return matrix.view(f"S{8 * n_words}").ravel()
+    matrix[:, n_words:] = 0
+    return out
 
 
-def _numbers(tail, view, starts, lengths, lines, path: str, name: str) -> np.ndarray:
-    """Parses number tokens: single digits (most labels) from their byte, plain decimals in bulk
-    (`decimals`), anything else with NumPy's parser; a token that is no finite number is an error."""
+def _numbers(tail, view, starts, lengths, lines, path: str, name: str, out: np.ndarray) -> None:
+    """Parses number tokens into `out`: single digits (most labels) from their byte, plain decimals in
+    bulk (`decimals`), anything else with NumPy's parser; a token that is no finite number is an error."""
     if lengths.size and (lengths == 1).all():
         digits = tail[starts].astype(np.int16) - ord("0")
         if ((digits >= 0) & (digits <= 9)).all():
-            return digits.astype(float)
-    values, parsed = parse_decimals(tail, starts, lengths)
+            out[:] = digits
+            return
+    parsed = parse_decimals(tail, starts, lengths, out)[1]
     rest = np.flatnonzero(~parsed)
     if rest.size:
-        values[rest] = _as_numbers(_token_bytes(view, starts[rest], lengths[rest]), lines[rest], path, name)
-    return values
+        out[rest] = _as_numbers(_token_bytes(view, starts[rest], lengths[rest]), lines[rest], path, name)
 
 
 def _as_numbers(tokens: np.ndarray, line: np.ndarray, path: str, name: str) -> np.ndarray:
