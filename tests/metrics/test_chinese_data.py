@@ -182,6 +182,13 @@ def test_a_chinese_page_writes_dates_as_chinese_pages_do(campaign, reviewer):
     english = reviewer.get(url, headers={"accept-language": "en"}).content.decode()
     assert f"{today.year}年{today.month}月{today.day}日" in chinese
     assert today.isoformat() in english and f"{today.year}年" not in english
+    # When the report was made, in the comparison page and the reports people read.
+    chinese_day = f"{today.year}年{today.month}月{today.day}日 "
+    comparison = reverse("metrics:comparison", args=[campaign.pk, EXPERIMENTAL_ZH])
+    for url in (comparison, comparison + "report.html", comparison + "report.md"):
+        page = reviewer.get(url, headers={"accept-language": "zh-hans"}).content.decode()
+        assert f"生成于 {chinese_day}" in page, url
+        assert "T" not in page.split("生成于 ", 1)[1].split("，", 1)[0], url  # not an ISO timestamp
 
 
 def test_a_model_named_in_a_chinese_text_is_warned_about(db, make_user):
