@@ -5,6 +5,9 @@ here, so they refuse the same files with the same words."""
 from dataclasses import dataclass
 from pathlib import Path
 
+from django.utils.text import format_lazy
+from django.utils.translation import gettext_lazy as _
+
 from annotation.bundle import CampaignBundle, load_json, load_run, parse_bundle, runs_check
 from annotation.bundle.reading import read_text_file
 from annotation.errors import InputError
@@ -32,7 +35,8 @@ def campaign_files_read(
     seen: set[str] = set()
     for model, file in runs:
         if model in seen:
-            raise InputError(Code.DUPLICATE_ID, f"a second run for model {model!r}", source=file.source)
+            message = format_lazy(_("a second run for model {model}"), model=repr(model))
+            raise InputError(Code.DUPLICATE_ID, message, source=file.source)
         seen.add(model)
     loaded = map_parallel(load_run, {model: (str(file.path), file.source, max_bytes) for model, file in runs})
     free_memory_return()

@@ -4,6 +4,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from django.utils.translation import gettext_lazy as _
+from django_stubs_ext import StrOrPromise
 
 
 class InputErrorCode(StrEnum):
@@ -23,10 +24,12 @@ class InputErrorCode(StrEnum):
 
 @dataclass
 class InputError(Exception):
-    """Bad input, located: `source` is a file name (or "request"), `line` 1-based when known."""
+    """Bad input, located: `source` is a file name (or "request"), `line` 1-based when known. The message may
+    be lazy (`gettext_lazy`, `format_lazy`): said in the language active where it is shown (the page's, the
+    API request's; a command's English), not where the file was read (a thread reading a run knows none)."""
 
     code: InputErrorCode
-    message: str
+    message: StrOrPromise
     source: str = ""
     line: int | None = None
     field: str = ""
@@ -37,12 +40,13 @@ class InputError(Exception):
         if self.line is not None:
             place = f"{place}:{self.line}" if place else f"line {self.line}"
         parts = [part for part in (place, self.field) if part]
-        return ": ".join([*parts, self.message])
+        return ": ".join([*parts, str(self.message)])
 
     def for_page(self) -> str:
         """As a page words it: the file, then the line and the field named as such, then the message."""
         place = _PAGE_PLACES[bool(self.source), self.line is not None, bool(self.field)]
-        return str(place).format(source=self.source, line=self.line, field=self.field, message=self.message)
+        message = str(self.message)
+        return str(place).format(source=self.source, line=self.line, field=self.field, message=message)
 
 
 # (file?, line?, field?) -> the sentence a page shows.

@@ -44,11 +44,14 @@ assert MAX_TOKEN_BYTES + 1 >= PADDING
 
 
 class TrecFormatError(ValueError):
-    """A TREC file that cannot be read: `path:line: message`."""
+    """A TREC file that cannot be read: `path:line: message`. The message is the English `template % values`;
+    both are kept, so that an application can say it in its reader's language: `make messages` gathers the
+    templates (`%(name)s` placeholders) of every `TrecFormatError(path, line, "...")` into the catalogue."""
 
-    def __init__(self, path: str, line: int | None, message: str):
-        self.path, self.line, self.message = path, line, message
-        super().__init__(f"{path}:{line}: {message}" if line else f"{path}: {message}")
+    def __init__(self, path: str, line: int | None, template: str, **values: object):
+        self.path, self.line, self.template, self.values = path, line, template, values
+        self.message = template % values if values else template
+        super().__init__(f"{path}:{line}: {self.message}" if line else f"{path}: {self.message}")
 
 
 class TrecTooLargeError(TrecFormatError):
@@ -201,7 +204,7 @@ def _refuse_listed_twice(rows, document, queries, documents, line, path: str) ->
     by_pair = np.argsort(pairs, kind="stable")  # twins in file order
     sorted_pairs = pairs[by_pair]
     twin = by_pair[np.flatnonzero(sorted_pairs[1:] == sorted_pairs[:-1])[:1] + [0, 1]]
-    _refuse_duplicates(queries[rows[twin]], documents[document[twin]], line[twin], path, "document")
+    _refuse_duplicates(queries[rows[twin]], documents[document[twin]], line[twin], path)
 
 
 def ranked_order(rows: np.ndarray, score: np.ndarray, document: np.ndarray) -> np.ndarray | None:
@@ -261,7 +264,7 @@ def write_qrels(out: TextIO, query_ids, document_ids, labels, integer: str | Non
         out.write(f"{query} 0 {document} {text}\n")
 
 
-def _refuse_duplicates(query, document, line, path: str, what: str) -> None:
+def _refuse_duplicates(query, document, line, path: str) -> None:
     """Adjacent equal (query, document) pairs of sorted columns are a duplicate entry."""
     same = (query[1:] == query[:-1]) & (document[1:] == document[:-1])
     if same.any():
@@ -270,8 +273,10 @@ def _refuse_duplicates(query, document, line, path: str, what: str) -> None:
         raise TrecFormatError(
             path,
             where[1],
-            f"{what} {document[first].decode()!r} appears twice for query {query[first].decode()!r}"
-            f" (also on line {where[0]})",
+            "document %(document)s appears twice for query %(query)s (also on line %(other)d)",
+            document=repr(document[first].decode()),
+            query=repr(query[first].decode()),
+            other=where[0],
         )
 
 
@@ -341,8 +346,11 @@ def _windows(
                 end = _fill(file, buffer, filled, capacity, step)
                 inflated += end - filled
                 if max_bytes is not None and inflated > max_bytes:
-                    grown = "inflates to" if gzipped else "is"
-                    raise TrecTooLargeError(path, None, f"{grown} more than {max_bytes} bytes")
+                    if gzipped:
+                        raise TrecTooLargeError(
+                            path, None, "inflates to more than %(max)d bytes", max=max_bytes
+                        )
+                    raise TrecTooLargeError(path, None, "is more than %(max)d bytes", max=max_bytes)
                 if progress is not None:
                     position = raw.tell()
                     progress(position - told)
@@ -366,9 +374,10 @@ def _windows(
                 filled = carry.size
                 buffer[:filled] = carry
     except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
-        raise TrecFormatError(path, None, f"not a valid gzip file: {exc}") from None
+        raise TrecFormatError(path, None, "not a valid gzip file: %(problem)s", problem=str(exc)) from None
     except OSError as exc:
-        raise TrecFormatError(path, None, f"cannot read: {exc.strerror or exc}") from None
+        problem = exc.strerror or str(exc)
+        raise TrecFormatError(path, None, "cannot read: %(problem)s", problem=problem) from None
 
 
 class _LineTooLong(Exception):
@@ -424,7 +433,9 @@ def read_columns(
             )
     except _LineTooLong:
         # The windows so far held `first_line - 1` whole lines: the long one is the next.
-        raise TrecFormatError(path, first_line, f"the line is longer than {MAX_LINE_BYTES} bytes") from None
+        raise TrecFormatError(
+            path, first_line, "the line is longer than %(max)d bytes", max=MAX_LINE_BYTES
+        ) from None
     if not columns[0].size:
         return [np.zeros(0, dtype="S1")] * (len(keep) - 1) + [np.zeros(0), np.zeros(0, dtype=np.int32)]
     return [column.values() for column in columns]
@@ -514,7 +525,11 @@ def _tokenize(
         too_long = np.flatnonzero(lengths > MAX_TOKEN_BYTES)
         if too_long.size:
             raise TrecFormatError(
-                path, int(lines[too_long[0]]), f"the {name} is longer than {MAX_TOKEN_BYTES} bytes"
+                path,
+                int(lines[too_long[0]]),
+                "the %(name)s is longer than %(max)d bytes",
+                name=name,
+                max=MAX_TOKEN_BYTES,
             )
         if index == len(keep) - 1:
             values = columns[index].slot(lengths.size, np.float64)
@@ -592,9 +607,17 @@ def _split_any(
     wrong = np.flatnonzero(counts < n_fields if trailing else counts != n_fields)
     if wrong.size:
         bad = line_of_entry[wrong[0]]
-        expected = f"at least {n_fields}" if trailing else str(n_fields)
+        line, found = first_line + int(bad), int(per_line[bad])
+        if trailing:
+            raise TrecFormatError(
+                path,
+                line,
+                "expected at least %(expected)d fields, found %(found)d",
+                expected=n_fields,
+                found=found,
+            )
         raise TrecFormatError(
-            path, first_line + int(bad), f"expected {expected} fields, found {per_line[bad]}"
+            path, line, "expected %(expected)d fields, found %(found)d", expected=n_fields, found=found
         )
     if trailing and (counts > n_fields).any():
         first = np.cumsum(counts) - counts
@@ -654,7 +677,8 @@ def _as_numbers(tokens: np.ndarray, line: np.ndarray, path: str, name: str) -> n
         except ValueError:
             value = math.nan
         if not math.isfinite(value):
+            value = repr(token.decode(errors="replace"))
             raise TrecFormatError(
-                path, int(line[index]), f"{name} {token.decode(errors='replace')!r} is not a number"
+                path, int(line[index]), "%(name)s %(value)s is not a number", name=name, value=value
             )
     raise AssertionError("unreachable: astype failed but every token parsed")

@@ -5,7 +5,13 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
-from annotation.bundle.reading import Reader
+from django.utils.functional import lazy
+from django.utils.text import format_lazy
+from django.utils.translation import gettext, pgettext_lazy
+from django.utils.translation import gettext_lazy as _
+from django_stubs_ext import StrOrPromise
+
+from annotation.bundle.reading import TOP_LEVEL, Reader, longer_than, must_be, one_of
 from annotation.campaign_settings import CAMPAIGN_SETTINGS, SETTING_NAMES, TEXT_KINDS, Kind, Setting
 from annotation.errors import InputError
 from annotation.errors import InputErrorCode as Code
@@ -23,7 +29,7 @@ READ_AS: dict[Kind, type | tuple[type, ...]] = {
 # breaks. Letters and digits of any script (线上模型) and their combining marks: addresses percent-encode
 # them and downloads name them in `filename*`.
 MODEL_NAME_SIGNS = frozenset("._+:@-")
-MODEL_NAME_RULE = (
+MODEL_NAME_RULE = _(
     "must start with a letter or digit (of any script) and hold only letters, digits, their marks "
     "and . _ - + : @"
 )
@@ -80,9 +86,17 @@ class CampaignBundle:
     source: str = ""  # the file it was read from, for errors found later (a name already taken)
 
 
+VERDICT_RULE = _("must be 'good', 'same' or 'bad'")
+
+
+def with_id(message: StrOrPromise, identifier: str) -> StrOrPromise:
+    """`message` naming an id as Python writes it: `_("unknown query {id}")` → unknown query 'q9'."""
+    return format_lazy(message, id=repr(identifier))
+
+
 def parse_scale(raw: Any, reader: Reader) -> list[dict]:
     if not isinstance(raw, list) or len(raw) < 2:
-        raise reader.error(Code.INVALID_VALUE, "scale", "must be a list of at least two grades")
+        raise reader.error(Code.INVALID_VALUE, "scale", _("must be a list of at least two grades"))
     scale: list = []
     seen: set = set()
     for i, item in enumerate(raw):
@@ -90,11 +104,11 @@ def parse_scale(raw: Any, reader: Reader) -> list[dict]:
         grade = reader.obj(item, path)
         value = reader.get(grade, "value", f"{path}.value", int)
         if not GRADE_MIN <= value <= GRADE_MAX:
-            raise reader.error(
-                Code.INVALID_VALUE, f"{path}.value", f"must be between {GRADE_MIN} and {GRADE_MAX}"
-            )
+            message = format_lazy(_("must be between {low} and {high}"), low=GRADE_MIN, high=GRADE_MAX)
+            raise reader.error(Code.INVALID_VALUE, f"{path}.value", message)
         if value in seen:
-            raise reader.error(Code.DUPLICATE_ID, f"{path}.value", f"grade {value} appears twice")
+            message = format_lazy(_("grade {value} appears twice"), value=value)
+            raise reader.error(Code.DUPLICATE_ID, f"{path}.value", message)
         seen.add(value)
         label = reader.text(grade, "label", f"{path}.label", max_length=GRADE_LABEL_MAX_LENGTH)
         description = reader.text(grade, "description", f"{path}.description", required=False)
@@ -108,9 +122,8 @@ def parse_settings(raw: Any, reader: Reader) -> dict[str, Any]:
     raw = reader.obj(raw, "settings")
     unknown = sorted(set(raw) - set(SETTING_NAMES))
     if unknown:
-        raise reader.error(
-            Code.INVALID_VALUE, f"settings.{unknown[0]}", f"is not a setting ({', '.join(SETTING_NAMES)})"
-        )
+        message = format_lazy(_("is not a setting ({settings})"), settings=", ".join(SETTING_NAMES))
+        raise reader.error(Code.INVALID_VALUE, f"settings.{unknown[0]}", message)
     values = {setting.name: raw.get(setting.name, setting.default_value) for setting in CAMPAIGN_SETTINGS}
     settings = {setting.name: _parse_setting(setting, values, reader) for setting in CAMPAIGN_SETTINGS}
     _check_weights_cover(settings, reader)
@@ -125,14 +138,17 @@ def _parse_weights(value: Any, path: str, reader: Reader) -> list[float] | None:
     if value is None:
         return None
     if not isinstance(value, list) or not value:
-        raise reader.error(Code.INVALID_VALUE, path, "must be null or a non-empty list of numbers")
+        raise reader.error(Code.INVALID_VALUE, path, _("must be null or a non-empty list of numbers"))
     if len(value) > MAX_POSITION_WEIGHTS:
-        raise reader.error(Code.INVALID_VALUE, path, f"holds more than {MAX_POSITION_WEIGHTS} weights")
+        message = format_lazy(_("holds more than {count} weights"), count=MAX_POSITION_WEIGHTS)
+        raise reader.error(Code.INVALID_VALUE, path, message)
     for rank, weight in enumerate(value, start=1):
         if isinstance(weight, bool) or not isinstance(weight, int | float):
-            raise reader.error(Code.WRONG_TYPE, path, f"the weight of rank {rank} must be a number")
+            message = format_lazy(_("the weight of rank {rank} must be a number"), rank=rank)
+            raise reader.error(Code.WRONG_TYPE, path, message)
         if not (math.isfinite(weight) and weight >= 0):
-            raise reader.error(Code.INVALID_VALUE, path, f"the weight of rank {rank} must be finite and ≥ 0")
+            message = format_lazy(_("the weight of rank {rank} must be finite and ≥ 0"), rank=rank)
+            raise reader.error(Code.INVALID_VALUE, path, message)
     return [float(weight) for weight in value]
 
 
@@ -144,11 +160,19 @@ def _check_weights_cover(settings: dict[str, Any], reader: Reader) -> None:
         return
     deepest = max(settings["cutoffs"])
     if deepest > len(weights):
-        message = f"{len(weights)} weights are fewer than the deepest cut-off, {deepest}: give one per rank"
+        message = format_lazy(
+            _("{count} weights are fewer than the deepest cut-off, {deepest}: give one per rank"),
+            count=len(weights),
+            deepest=deepest,
+        )
         raise reader.error(Code.INVALID_VALUE, "settings.position_weights", message)
     primary = parse_measure(settings["primary_measure"])
     if primary.family in DISCOUNTED and (primary.k is None or primary.k > len(weights)):
-        message = f"{primary} needs a cut-off of at most {len(weights)} with position weights"
+        message = format_lazy(
+            _("{measure} needs a cut-off of at most {count} with position weights"),
+            measure=str(primary),
+            count=len(weights),
+        )
         raise reader.error(Code.INVALID_VALUE, "settings.primary_measure", message)
 
 
@@ -157,7 +181,7 @@ def _parse_setting(setting: Setting, values: dict[str, Any], reader: Reader) -> 
     if setting.choices is not None:
         allowed = setting.choices.values
         if values[name] not in allowed:
-            raise reader.error(Code.INVALID_VALUE, path, f"must be one of {', '.join(map(str, allowed))}")
+            raise reader.error(Code.INVALID_VALUE, path, one_of(map(str, allowed)))
         return allowed[allowed.index(values[name])]  # 3.0 is stored as the choice 3
     if setting.kind is Kind.CUTOFFS:
         cutoffs = setting.default_value if values[name] is None else values[name]
@@ -166,7 +190,7 @@ def _parse_setting(setting: Setting, values: dict[str, Any], reader: Reader) -> 
             or not cutoffs
             or not all(type(k) is int and k >= 1 for k in cutoffs)
         ):
-            raise reader.error(Code.INVALID_VALUE, path, "must be a non-empty list of positive integers")
+            raise reader.error(Code.INVALID_VALUE, path, _("must be a non-empty list of positive integers"))
         return setting.normal(cutoffs)
     if setting.kind is Kind.WEIGHTS:
         return _parse_weights(values[name], path, reader)
@@ -176,11 +200,12 @@ def _parse_setting(setting: Setting, values: dict[str, Any], reader: Reader) -> 
         except ValueError as exc:
             raise reader.error(Code.INVALID_VALUE, path, str(exc)) from None
         if setting.max_length is not None and len(measure) > setting.max_length:
-            raise reader.error(Code.INVALID_VALUE, path, f"is longer than {setting.max_length} characters")
+            raise reader.error(Code.INVALID_VALUE, path, longer_than(setting.max_length))
         return measure
     value = reader.get(values, name, path, READ_AS[setting.kind])
     if not setting.in_range(value):
-        raise reader.error(Code.INVALID_VALUE, path, f"must be between {setting.range_text}")
+        message = format_lazy(_("must be between {range}"), range=setting.range_text)
+        raise reader.error(Code.INVALID_VALUE, path, message)
     return value
 
 
@@ -193,10 +218,10 @@ def parse_campaign_change(data: Any, current: dict[str, Any], source: str) -> di
     against its current settings; returns the changed fields only. Whether a change is still allowed (the
     scale once graded) is the service's call."""
     reader = Reader(source)
-    data = reader.obj(reader.refuse_bad_text(data), "(top level)")
+    data = reader.obj(reader.refuse_bad_text(data), TOP_LEVEL)
     unknown = sorted(set(data) - set(CHANGEABLE))
     if unknown:
-        message = f"cannot be changed here ({', '.join(CHANGEABLE)} can)"
+        message = format_lazy(_("cannot be changed here ({fields} can)"), fields=", ".join(CHANGEABLE))
         raise reader.error(Code.INVALID_VALUE, unknown[0], message)
     changes: dict[str, Any] = {
         key: reader.text(data, key, key, required=False) for key in CAMPAIGN_TEXTS if key in data
@@ -212,7 +237,7 @@ def parse_campaign_change(data: Any, current: dict[str, Any], source: str) -> di
 def parse_bundle(data: Any, source: str, *, require_rankings: bool = True) -> CampaignBundle:
     """Check a decoded bundle whole and return it as dataclasses; raise `InputError` at the first problem."""
     reader = Reader(source)
-    data = reader.obj(reader.refuse_bad_text(data), "(top level)")
+    data = reader.obj(reader.refuse_bad_text(data), TOP_LEVEL)
     scale = parse_scale(data["scale"], reader) if data.get("scale") is not None else default_scale()
     bundle = CampaignBundle(
         name=reader.text(data, "name", "name", max_length=200),
@@ -232,9 +257,10 @@ def parse_bundle(data: Any, source: str, *, require_rankings: bool = True) -> Ca
     return bundle
 
 
-def _unique(reader: Reader, seen: set, value: str, path: str, what: str) -> None:
+def _unique(reader: Reader, seen: set, value: str, path: str, what: StrOrPromise) -> None:
+    """`what` says the duplicate with its value: `_("duplicate model {value}")`."""
     if value in seen:
-        raise reader.error(Code.DUPLICATE_ID, path, f"duplicate {what} {value!r}")
+        raise reader.error(Code.DUPLICATE_ID, path, format_lazy(what, value=repr(value)))
     seen.add(value)
 
 
@@ -259,16 +285,17 @@ def _parse_models(items: list, reader: Reader) -> list[ModelRow]:
         name = reader.text(row, "name", f"{path}.name", max_length=MODEL_NAME_LENGTH)
         if not is_model_name(name):
             raise reader.error(Code.INVALID_VALUE, f"{path}.name", MODEL_NAME_RULE)
-        _unique(reader, seen, name, f"{path}.name", "model")
+        _unique(reader, seen, name, f"{path}.name", _("duplicate model {value}"))
         role = reader.text(row, "role", f"{path}.role")
         if role not in RankingModel.Role.values:
-            raise reader.error(Code.INVALID_VALUE, f"{path}.role", "must be 'online' or 'experimental'")
+            raise reader.error(Code.INVALID_VALUE, f"{path}.role", _("must be 'online' or 'experimental'"))
         models.append(ModelRow(name, role))
     roles = [model.role for model in models]
     if roles.count(RankingModel.Role.ONLINE) != 1:
-        raise reader.error(Code.INVALID_VALUE, "models", "a campaign needs exactly one online model")
+        raise reader.error(Code.INVALID_VALUE, "models", _("a campaign needs exactly one online model"))
     if RankingModel.Role.EXPERIMENTAL not in roles:
-        raise reader.error(Code.INVALID_VALUE, "models", "a campaign needs at least one experimental model")
+        message = _("a campaign needs at least one experimental model")
+        raise reader.error(Code.INVALID_VALUE, "models", message)
     return models
 
 
@@ -279,10 +306,10 @@ def _parse_queries(items: list, reader: Reader) -> list[QueryRow]:
         path = f"queries[{i}]"
         row = reader.obj(item, path)
         external_id = reader.text(row, "id", f"{path}.id", max_length=100)
-        _unique(reader, seen, external_id, f"{path}.id", "query id")
+        _unique(reader, seen, external_id, f"{path}.id", _("duplicate query id {value}"))
         weight = reader.get(row, "weight", f"{path}.weight", (int, float), required=False, default=1.0)
         if not weight > 0:
-            raise reader.error(Code.INVALID_VALUE, f"{path}.weight", "must be positive")
+            raise reader.error(Code.INVALID_VALUE, f"{path}.weight", _("must be positive"))
         queries.append(
             QueryRow(
                 external_id=external_id,
@@ -294,7 +321,7 @@ def _parse_queries(items: list, reader: Reader) -> list[QueryRow]:
             )
         )
     if not queries:
-        raise reader.error(Code.INVALID_VALUE, "queries", "must list at least one query")
+        raise reader.error(Code.INVALID_VALUE, "queries", _("must list at least one query"))
     return queries
 
 
@@ -305,7 +332,7 @@ def _parse_documents(items: list, reader: Reader) -> list[DocumentRow]:
         path = f"documents[{i}]"
         row = reader.obj(item, path)
         external_id = reader.text(row, "id", f"{path}.id", max_length=200)
-        _unique(reader, seen, external_id, f"{path}.id", "document id")
+        _unique(reader, seen, external_id, f"{path}.id", _("duplicate document id {value}"))
         documents.append(
             DocumentRow(
                 external_id=external_id,
@@ -323,7 +350,8 @@ def _parse_intents(row: dict, path: str, reader: Reader) -> list[dict[str, str]]
     """A query's intents: `[{"id", "text"}]`, ids unique within the query."""
     items = reader.get(row, "intents", f"{path}.intents", list, required=False, default=[])
     if len(items) > INTENTS_MAX:
-        raise reader.error(Code.INVALID_VALUE, f"{path}.intents", f"lists more than {INTENTS_MAX} intents")
+        message = format_lazy(_("lists more than {count} intents"), count=INTENTS_MAX)
+        raise reader.error(Code.INVALID_VALUE, f"{path}.intents", message)
     intents: list[dict[str, str]] = []
     seen: set = set()
     for i, item in enumerate(items):
@@ -331,10 +359,10 @@ def _parse_intents(row: dict, path: str, reader: Reader) -> list[dict[str, str]]
         intent = reader.obj(item, at)
         unknown = sorted(set(intent) - {"id", "text"})
         if unknown:
-            message = "is not a field of an intent (id, text)"
+            message = _("is not a field of an intent (id, text)")
             raise reader.error(Code.INVALID_VALUE, f"{at}.{unknown[0]}", message)
         intent_id = reader.text(intent, "id", f"{at}.id", max_length=INTENT_ID_LENGTH)
-        _unique(reader, seen, intent_id, f"{at}.id", "intent id")
+        _unique(reader, seen, intent_id, f"{at}.id", _("duplicate intent id {value}"))
         text = reader.text(intent, "text", f"{at}.text", max_length=INTENT_TEXT_LENGTH)
         intents.append({"id": intent_id, "text": text})
     return intents
@@ -346,20 +374,24 @@ def _parse_attributes(row: dict, path: str, reader: Reader) -> dict[str, str | i
     at = f"{path}.attributes"
     raw = reader.obj(row["attributes"], at) if row.get("attributes") is not None else {}
     if len(raw) > ATTRIBUTES_MAX:
-        raise reader.error(Code.INVALID_VALUE, at, f"has more than {ATTRIBUTES_MAX} fields")
+        message = format_lazy(_("has more than {count} fields"), count=ATTRIBUTES_MAX)
+        raise reader.error(Code.INVALID_VALUE, at, message)
     attributes: dict[str, str | int | bool] = {}
     for name, value in raw.items():
         if not name.strip() or len(name) > ATTRIBUTE_NAME_LENGTH:
-            message = f"a field name must be 1 to {ATTRIBUTE_NAME_LENGTH} characters, not {name[:40]!r}"
+            message = format_lazy(
+                _("a field name must be 1 to {length} characters, not {name}"),
+                length=ATTRIBUTE_NAME_LENGTH,
+                name=repr(name[:40]),
+            )
             raise reader.error(Code.INVALID_VALUE, at, message)
         if value is None:
             continue
         if not isinstance(value, str | int | bool):
-            message = f"must be a category (a string, an integer or a boolean), not {type(value).__name__}"
+            message = must_be(_("a category (a string, an integer or a boolean)"), value)
             raise reader.error(Code.WRONG_TYPE, f"{at}.{name}", message)
         if isinstance(value, str) and len(value) > ATTRIBUTE_VALUE_LENGTH:
-            message = f"is longer than {ATTRIBUTE_VALUE_LENGTH} characters"
-            raise reader.error(Code.INVALID_VALUE, f"{at}.{name}", message)
+            raise reader.error(Code.INVALID_VALUE, f"{at}.{name}", longer_than(ATTRIBUTE_VALUE_LENGTH))
         attributes[name] = value
     return attributes
 
@@ -370,7 +402,7 @@ def _parse_popularity(row: dict, path: str, reader: Reader) -> float | None:
     if popularity is None:
         return None
     if not 0 < popularity <= 1:
-        raise reader.error(Code.INVALID_VALUE, at, "must be a probability above 0, at most 1")
+        raise reader.error(Code.INVALID_VALUE, at, _("must be a probability above 0, at most 1"))
     return float(popularity)
 
 
@@ -384,23 +416,27 @@ def _parse_rankings(items: list, bundle: CampaignBundle, reader: Reader) -> dict
         row = reader.obj(item, path)
         model = reader.text(row, "model", f"{path}.model")
         if model not in model_names:
-            raise reader.error(Code.UNKNOWN_MODEL, f"{path}.model", f"unknown model {model!r}")
+            raise reader.error(Code.UNKNOWN_MODEL, f"{path}.model", with_id(_("unknown model {id}"), model))
         query = reader.text(row, "query", f"{path}.query")
         if query not in query_ids:
-            raise reader.error(Code.UNKNOWN_QUERY, f"{path}.query", f"unknown query {query!r}")
+            raise reader.error(Code.UNKNOWN_QUERY, f"{path}.query", with_id(_("unknown query {id}"), query))
         if query in rankings[model]:
-            raise reader.error(
-                Code.DUPLICATE_ID, path, f"model {model!r} has a second ranking for query {query!r}"
+            message = format_lazy(
+                _("model {model} has a second ranking for query {query}"),
+                model=repr(model),
+                query=repr(query),
             )
+            raise reader.error(Code.DUPLICATE_ID, path, message)
         documents = reader.get(row, "documents", f"{path}.documents", list)
         seen: set[str] = set()
         for j, document in enumerate(documents):
             doc_path = f"{path}.documents[{j}]"
             if not isinstance(document, str):
-                raise reader.error(Code.WRONG_TYPE, doc_path, "must be a document id (a string)")
+                raise reader.error(Code.WRONG_TYPE, doc_path, _("must be a document id (a string)"))
             if document not in document_ids:
-                raise reader.error(Code.UNKNOWN_DOCUMENT, doc_path, f"unknown document {document!r}")
-            _unique(reader, seen, document, doc_path, "document in one ranking:")
+                message = with_id(_("unknown document {id}"), document)
+                raise reader.error(Code.UNKNOWN_DOCUMENT, doc_path, message)
+            _unique(reader, seen, document, doc_path, _("duplicate document in one ranking: {value}"))
         rankings[model][query] = documents
     return rankings
 
@@ -416,26 +452,25 @@ def _parse_gold(items: list, bundle: CampaignBundle, reader: Reader) -> None:
         row = reader.obj(item, path)
         query = reader.text(row, "query", f"{path}.query")
         if query not in query_ids:
-            raise reader.error(Code.UNKNOWN_QUERY, f"{path}.query", f"unknown query {query!r}")
+            raise reader.error(Code.UNKNOWN_QUERY, f"{path}.query", with_id(_("unknown query {id}"), query))
         if "grade" in row:
             document = reader.text(row, "document", f"{path}.document")
             if document not in document_ids:
-                raise reader.error(
-                    Code.UNKNOWN_DOCUMENT, f"{path}.document", f"unknown document {document!r}"
-                )
+                message = with_id(_("unknown document {id}"), document)
+                raise reader.error(Code.UNKNOWN_DOCUMENT, f"{path}.document", message)
             grade = reader.get(row, "grade", f"{path}.grade", int)
             if grade not in scale_values:
-                raise reader.error(Code.GRADE_NOT_ON_SCALE, f"{path}.grade", f"{grade} is not on the scale")
+                message = format_lazy(_("{grade} is not on the scale"), grade=grade)
+                raise reader.error(Code.GRADE_NOT_ON_SCALE, f"{path}.grade", message)
             bundle.gold_grades[query, document] = grade
         else:
             model = reader.text(row, "model", f"{path}.model")
             if model not in experimental:
-                raise reader.error(
-                    Code.UNKNOWN_MODEL, f"{path}.model", f"{model!r} is not an experimental model"
-                )
+                message = with_id(_("{id} is not an experimental model"), model)
+                raise reader.error(Code.UNKNOWN_MODEL, f"{path}.model", message)
             verdict = reader.text(row, "verdict", f"{path}.verdict")
             if verdict not in Verdict.values:
-                raise reader.error(Code.INVALID_VALUE, f"{path}.verdict", "must be 'good', 'same' or 'bad'")
+                raise reader.error(Code.INVALID_VALUE, f"{path}.verdict", VERDICT_RULE)
             bundle.gold_verdicts[query, model] = verdict
 
 
@@ -446,12 +481,15 @@ def runs_check(bundle: CampaignBundle, runs: dict[str, RankedRun], sources: dict
     query_ids = {query.external_id for query in bundle.queries}
     for name, run in runs.items():
         if name not in model_names:
-            listed = ", ".join(model_names)
-            message = f"the run is for model {name!r}, which the bundle does not list (its models: {listed})"
+            message = format_lazy(
+                _("the run is for model {model}, which the bundle does not list (its models: {listed})"),
+                model=repr(name),
+                listed=", ".join(model_names),
+            )
             raise InputError(Code.UNKNOWN_MODEL, message, source=sources[name])
-        unknown = sorted(set(run.queries) - query_ids)
-        if unknown:
-            message = f"the run ranks query {unknown[0]!r}, which the bundle does not list"
+        unlisted = sorted(set(run.queries) - query_ids)
+        if unlisted:
+            message = with_id(_("the run ranks query {id}, which the bundle does not list"), unlisted[0])
             raise InputError(Code.UNKNOWN_QUERY, message, source=sources[name])
 
 
@@ -470,16 +508,46 @@ def load_run(path: str, source: str, max_bytes: int | None = None) -> RankedRun:
     try:
         run = read_run_ranked(path, max_bytes=max_bytes)
     except TrecTooLargeError as exc:
-        raise InputError(Code.TOO_LARGE, exc.message, source=source) from None
+        raise InputError(Code.TOO_LARGE, trec_message(exc), source=source) from None
     except TrecFormatError as exc:
-        raise InputError(Code.MALFORMED, exc.message, source=source, line=exc.line) from None
+        raise InputError(Code.MALFORMED, trec_message(exc), source=source, line=exc.line) from None
     except UnicodeDecodeError:
-        raise InputError(Code.MALFORMED, "not UTF-8 text", source=source) from None
+        raise InputError(Code.MALFORMED, _("not UTF-8 text"), source=source) from None
     if not run.queries:
-        raise InputError(Code.INVALID_VALUE, "the run is empty", source=source)
+        raise InputError(Code.INVALID_VALUE, _("the run is empty"), source=source)
     longest = Document._meta.get_field("external_id").max_length or 0
     too_long = next((doc for doc in run.documents if len(doc) > longest), None)
     if too_long is not None:
-        message = f"document id {too_long[:40]!r}... is longer than {longest} characters"
+        message = format_lazy(
+            _("document id {id}... is longer than {length} characters"),
+            id=repr(too_long[:40]),
+            length=longest,
+        )
         raise InputError(Code.INVALID_VALUE, message, source=source)
     return run
+
+
+# The columns a TREC reader names in its errors (`trec.files.read_run`, `read_qrels`).
+TREC_COLUMNS = {
+    "query id": pgettext_lazy("a TREC file's column", "query id"),
+    "document id": pgettext_lazy("a TREC file's column", "document id"),
+    "score": pgettext_lazy("a TREC file's column", "score"),
+    "label": pgettext_lazy("a TREC file's column", "label"),
+}
+
+
+def _trec_said(template: str, values: dict[str, object]) -> str:
+    if not values:
+        return gettext(template)
+    named = dict(values)
+    if "name" in named:
+        named["name"] = TREC_COLUMNS.get(str(named["name"]), named["name"])
+    return gettext(template) % named
+
+
+_trec_said_lazily = lazy(_trec_said, str)
+
+
+def trec_message(error: TrecFormatError) -> StrOrPromise:
+    """A TREC reader's error in the language it is shown in: its template through the catalogue."""
+    return _trec_said_lazily(error.template, error.values)

@@ -14,8 +14,11 @@ from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
 import numpy as np
+from django.utils.text import format_lazy
+from django.utils.translation import gettext_lazy as _
+from django_stubs_ext import StrOrPromise
 
-from annotation.bundle.reading import Reader, json_decoder, load_json_line
+from annotation.bundle.reading import Reader, json_decoder, load_json_line, longer_than
 from annotation.errors import InputError
 from annotation.errors import InputErrorCode as Code
 
@@ -78,11 +81,10 @@ class InteractionLogReader:
             elif has_session != self.sessions:
                 reader = Reader(self.source, number)
                 if self.sessions:
-                    message = "is required: earlier lines name theirs"
+                    message = _("is required: earlier lines name theirs")
                     raise reader.error(Code.MISSING_FIELD, "session", message)
-                raise reader.error(
-                    Code.INVALID_VALUE, "session", "earlier lines name none: all lines or none"
-                )
+                message = _("earlier lines name none: all lines or none")
+                raise reader.error(Code.INVALID_VALUE, "session", message)
             if session != session_raw:
                 session_raw, session_key = session, _key(session)
             if request != current:
@@ -94,10 +96,16 @@ class InteractionLogReader:
             elif (query, model, session_key) != current_key:
                 differs = [a != b for a, b in zip((query, model, session_key), current_key, strict=True)]
                 name = ("query", "model", "session")[differs.index(True)]
-                message = f"differs within request {request!r}: a request shows one list"
+                message = format_lazy(
+                    _("differs within request {request}: a request shows one list"), request=repr(request)
+                )
                 raise Reader(self.source, number).error(Code.INVALID_VALUE, name, message)
             if position in positions:
-                message = f"{position} is shown twice in request {request!r}"
+                message = format_lazy(
+                    _("{position} is shown twice in request {request}"),
+                    position=position,
+                    request=repr(request),
+                )
                 raise Reader(self.source, number).error(Code.DUPLICATE_ID, "position", message)
             positions.add(position)
             yield ImpressionRow(number, query, model, self.requests - 1, session_key, *values[4:])
@@ -148,14 +156,29 @@ class InteractionLogReader:
         if unknown:
             name = sorted(unknown)[0]
             known = ", ".join(REQUIRED + OPTIONAL)
-            raise reader.error(Code.INVALID_VALUE, name, f"is not a field of a log line ({known})")
-        query = self._lookup(reader, row, "query", self.queries, Code.UNKNOWN_QUERY, "queries")
-        model = self._lookup(reader, row, "model", self.models, Code.UNKNOWN_MODEL, "models")
+            message = format_lazy(_("is not a field of a log line ({known})"), known=known)
+            raise reader.error(Code.INVALID_VALUE, name, message)
+        query = self._lookup(
+            reader,
+            row,
+            "query",
+            self.queries,
+            Code.UNKNOWN_QUERY,
+            _("{id} is not one of the campaign's queries"),
+        )
+        model = self._lookup(
+            reader,
+            row,
+            "model",
+            self.models,
+            Code.UNKNOWN_MODEL,
+            _("{id} is not one of the campaign's models"),
+        )
         request = _identifier(reader, row, "request")
         session = _identifier(reader, row, "session") if row.get("session") is not None else None
         position = reader.get(row, "position", "position", int)
         if position < 1:
-            raise reader.error(Code.INVALID_VALUE, "position", "must be 1 or more (1 is the top)")
+            raise reader.error(Code.INVALID_VALUE, "position", _("must be 1 or more (1 is the top)"))
         return (
             query,
             model,
@@ -181,12 +204,15 @@ class InteractionLogReader:
         return reader.obj(load_json_line(text, reader), "(line)")
 
     @staticmethod
-    def _lookup(reader: Reader, row: dict, name: str, keys: dict[str, int], code: Code, what: str) -> int:
+    def _lookup(
+        reader: Reader, row: dict, name: str, keys: dict[str, int], code: Code, unknown: StrOrPromise
+    ) -> int:
+        """`unknown` says an id that is not among `keys`: `_("{id} is not one of the campaign's models")`."""
         value = _identifier(reader, row, name)
         try:
             return keys[value]
         except KeyError:
-            raise reader.error(code, name, f"{value!r} is not one of the campaign's {what}") from None
+            raise reader.error(code, name, format_lazy(unknown, id=repr(value))) from None
 
     def _refuse_returning_requests(self) -> None:
         hashes = np.frombuffer(self._request_hashes, dtype=np.int64)
@@ -194,9 +220,12 @@ class InteractionLogReader:
         again = np.flatnonzero(hashes[order][1:] == hashes[order][:-1])
         if again.size:
             first, second = sorted(np.asarray(self._request_lines)[order[again[0] : again[0] + 2]])
-            message = (
-                f"the request of line {first} comes back after other requests' lines; "
-                "a request's lines must come together (sort the log by request)"
+            message = format_lazy(
+                _(
+                    "the request of line {first} comes back after other requests' lines; "
+                    "a request's lines must come together (sort the log by request)"
+                ),
+                first=first,
             )
             raise InputError(
                 Code.INVALID_VALUE, message, source=self.source, line=int(second), field="request"
@@ -208,14 +237,14 @@ def _identifier(reader: Reader, row: dict, name: str) -> str:
     value = reader.get(row, name, name, (str, int))
     text = str(value)
     if not text.strip():
-        raise reader.error(Code.INVALID_VALUE, name, "must not be empty")
+        raise reader.error(Code.INVALID_VALUE, name, _("must not be empty"))
     return text
 
 
 def _document(reader: Reader, row: dict) -> str:
     document = _identifier(reader, row, "document")
     if len(document) > DOCUMENT_MAX_LENGTH:
-        raise reader.error(Code.INVALID_VALUE, "document", f"is longer than {DOCUMENT_MAX_LENGTH} characters")
+        raise reader.error(Code.INVALID_VALUE, "document", longer_than(DOCUMENT_MAX_LENGTH))
     reader.refuse_bad_text({"document": document})
     return document
 
@@ -228,7 +257,7 @@ def _number(reader: Reader, row: dict, name: str) -> float | None:
 def _seconds(reader: Reader, row: dict) -> float | None:
     dwell = _number(reader, row, "dwell")
     if dwell is not None and not (dwell >= 0 and math.isfinite(dwell)):
-        raise reader.error(Code.INVALID_VALUE, "dwell", "must be seconds, 0 or more")
+        raise reader.error(Code.INVALID_VALUE, "dwell", _("must be seconds, 0 or more"))
     return dwell
 
 

@@ -4,8 +4,11 @@ import re
 from dataclasses import dataclass
 
 from django.contrib.auth.validators import UnicodeUsernameValidator
+from django.utils.text import format_lazy
+from django.utils.translation import gettext_lazy as _
 
-from annotation.bundle.reading import Reader, load_json_line
+from annotation.bundle.campaign import VERDICT_RULE
+from annotation.bundle.reading import Reader, load_json_line, one_of
 from annotation.errors import InputErrorCode as Code
 from annotation.models import Verdict
 
@@ -53,38 +56,39 @@ def parse_judgment_lines(
         if "record" in row:
             # A reviewer's final label or a skip, as the export writes them: not a label to import.
             if row["record"] not in EXPORT_RECORDS:
-                expected = ", ".join(EXPORT_RECORDS)
-                raise reader.error(Code.INVALID_VALUE, "record", f"must be one of {expected}")
+                raise reader.error(Code.INVALID_VALUE, "record", one_of(EXPORT_RECORDS))
             continue
         annotator = reader.text(row, "annotator", "annotator", max_length=150)
         if not USERNAME.match(annotator):
-            raise reader.error(
-                Code.INVALID_VALUE, "annotator", "may hold only letters, digits and @ . + - _ (Django's rule)"
-            )
+            message = _("may hold only letters, digits and @ . + - _ (Django's rule)")
+            raise reader.error(Code.INVALID_VALUE, "annotator", message)
         query = reader.text(row, "query", "query")
         comment = reader.text(row, "comment", "comment", required=False)
         seconds = reader.get(row, "seconds_spent", "seconds_spent", (int, float), required=False)
         if seconds is not None and seconds < 0:
-            raise reader.error(Code.INVALID_VALUE, "seconds_spent", "must not be negative")
+            raise reader.error(Code.INVALID_VALUE, "seconds_spent", _("must not be negative"))
         if "grade" in row or "document" in row:
             grade = reader.get(row, "grade", "grade", int)
             if grade not in scale_values:
                 allowed = ", ".join(map(str, sorted(scale_values)))
-                raise reader.error(
-                    Code.GRADE_NOT_ON_SCALE, "grade", f"{grade} is not on the scale ({allowed})"
+                message = format_lazy(
+                    _("{grade} is not on the scale ({allowed})"), grade=grade, allowed=allowed
                 )
+                raise reader.error(Code.GRADE_NOT_ON_SCALE, "grade", message)
             document = reader.text(row, "document", "document")
             judgments.append(JudgmentRow(number, annotator, query, document, grade, comment, seconds))
         elif "verdict" in row or "model" in row:
             verdict = reader.text(row, "verdict", "verdict")
             if verdict not in Verdict.values:
-                raise reader.error(Code.INVALID_VALUE, "verdict", "must be 'good', 'same' or 'bad'")
+                raise reader.error(Code.INVALID_VALUE, "verdict", VERDICT_RULE)
             strength = reader.get(row, "strength", "strength", int, required=False)
             if strength is not None and (strength not in (1, 2) or verdict == Verdict.SAME):
-                raise reader.error(Code.INVALID_VALUE, "strength", "must be 1 or 2, and only for good or bad")
+                raise reader.error(
+                    Code.INVALID_VALUE, "strength", _("must be 1 or 2, and only for good or bad")
+                )
             side = reader.get(row, "experimental_side", "experimental_side", str, required=False)
             if side not in (None, "left", "right"):
-                raise reader.error(Code.INVALID_VALUE, "experimental_side", "must be 'left' or 'right'")
+                raise reader.error(Code.INVALID_VALUE, "experimental_side", _("must be 'left' or 'right'"))
             preferences.append(
                 PreferenceRow(
                     number,
@@ -99,7 +103,6 @@ def parse_judgment_lines(
                 )
             )
         else:
-            raise reader.error(
-                Code.MISSING_FIELD, "grade", "a line needs `document` and `grade`, or `model` and `verdict`"
-            )
+            message = _("a line needs `document` and `grade`, or `model` and `verdict`")
+            raise reader.error(Code.MISSING_FIELD, "grade", message)
     return judgments, preferences

@@ -10,6 +10,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, BinaryIO, cast
 
+from django.utils.text import format_lazy
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
+from django_stubs_ext import StrOrPromise
+
 from annotation.errors import InputError
 from annotation.errors import InputErrorCode as Code
 
@@ -21,22 +26,23 @@ class Reader:
         self.source = source
         self.line = line
 
-    def error(self, code: Code, path: str, message: str) -> InputError:
+    def error(self, code: Code, path: str, message: StrOrPromise) -> InputError:
         return InputError(code, message, source=self.source, line=self.line, field=path)
 
     def get(self, obj: dict, key: str, path: str, kind: type | tuple, *, required=True, default=None):
         if key not in obj or obj[key] is None:
             if required:
-                raise self.error(Code.MISSING_FIELD, path, "is required")
+                raise self.error(Code.MISSING_FIELD, path, _("is required"))
             return default
         value = obj[key]
         # bool is an int in Python; a grade of `true` is a type error, not 1.
         if isinstance(value, bool) and bool not in (kind if isinstance(kind, tuple) else (kind,)):
-            raise self.error(Code.WRONG_TYPE, path, f"must be {_kind_name(kind)}, not a boolean")
+            message = format_lazy(_("must be {kind}, not a boolean"), kind=_kind_name(kind))
+            raise self.error(Code.WRONG_TYPE, path, message)
         if not isinstance(value, kind):
-            raise self.error(Code.WRONG_TYPE, path, f"must be {_kind_name(kind)}, not {type(value).__name__}")
+            raise self.error(Code.WRONG_TYPE, path, must_be(_kind_name(kind), value))
         if isinstance(value, float) and not math.isfinite(value):
-            raise self.error(Code.INVALID_VALUE, path, "must be a finite number")
+            raise self.error(Code.INVALID_VALUE, path, _("must be a finite number"))
         return value
 
     def refuse_bad_text(self, data: Any) -> Any:
@@ -46,10 +52,10 @@ class Reader:
         while pending:
             value, path = pending.pop()
             if isinstance(value, str):
-                self._refuse_bad_string(value, path or "(top level)")
+                self._refuse_bad_string(value, path or TOP_LEVEL)
             elif isinstance(value, dict):
                 for key in value:
-                    self._refuse_bad_string(str(key), path or "(top level)")
+                    self._refuse_bad_string(str(key), path or TOP_LEVEL)
                 pending.extend((value[key], f"{path}.{key}" if path else str(key)) for key in reversed(value))
             elif isinstance(value, list):
                 pending.extend((value[index], f"{path}[{index}]") for index in reversed(range(len(value))))
@@ -57,18 +63,19 @@ class Reader:
 
     def _refuse_bad_string(self, text: str, path: str) -> None:
         if "\x00" in text:
-            raise self.error(Code.INVALID_VALUE, path, "must not contain NUL characters")
+            raise self.error(Code.INVALID_VALUE, path, _("must not contain NUL characters"))
         try:
             text.encode("utf-8")
         except UnicodeEncodeError:
-            raise self.error(Code.INVALID_VALUE, path, "is not valid Unicode (a lone surrogate)") from None
+            message = _("is not valid Unicode (a lone surrogate)")
+            raise self.error(Code.INVALID_VALUE, path, message) from None
 
     def text(self, obj: dict, key: str, path: str, *, required=True, max_length: int | None = None) -> str:
         value = self.get(obj, key, path, str, required=required, default="")
         if required and not value.strip():
-            raise self.error(Code.INVALID_VALUE, path, "must not be empty")
+            raise self.error(Code.INVALID_VALUE, path, _("must not be empty"))
         if max_length is not None and len(value) > max_length:
-            raise self.error(Code.INVALID_VALUE, path, f"is longer than {max_length} characters")
+            raise self.error(Code.INVALID_VALUE, path, longer_than(max_length))
         return value
 
     def items(self, obj: dict, key: str, *, required=True) -> list:
@@ -76,25 +83,67 @@ class Reader:
 
     def obj(self, value: Any, path: str) -> dict:
         if not isinstance(value, dict):
-            raise self.error(Code.WRONG_TYPE, path, f"must be an object, not {type(value).__name__}")
+            raise self.error(Code.WRONG_TYPE, path, must_be(_("an object"), value))
         return value
 
 
-def _kind_name(kind: type | tuple) -> str:
-    names = {
-        str: "a string",
-        int: "an integer",
-        float: "a number",
-        list: "a list",
-        dict: "an object",
-        bool: "a boolean",
-    }
-    kinds = kind if isinstance(kind, tuple) else (kind,)
-    return " or ".join(names.get(k, k.__name__) for k in kinds)
+# The field path of a whole document or line: said, not a path.
+TOP_LEVEL = "(top level)"
+
+_KIND_NAMES = {
+    str: _("a string"),
+    int: _("an integer"),
+    float: _("a number"),
+    list: _("a list"),
+    dict: _("an object"),
+    bool: _("a boolean"),
+}
+# The type a value was found to have, as Python names it (the English messages have always said `not int`).
+_TYPE_NAMES = {
+    str: pgettext_lazy("a JSON value's type", "str"),
+    int: pgettext_lazy("a JSON value's type", "int"),
+    float: pgettext_lazy("a JSON value's type", "float"),
+    list: pgettext_lazy("a JSON value's type", "list"),
+    dict: pgettext_lazy("a JSON value's type", "dict"),
+    bool: pgettext_lazy("a JSON value's type", "bool"),
+}
+
+
+def _kind_name(kind: type | tuple) -> StrOrPromise:
+    first, *others = kind if isinstance(kind, tuple) else (kind,)
+    name: StrOrPromise = _KIND_NAMES.get(first, first.__name__)
+    for other in others:
+        name = format_lazy(_("{kind} or {other}"), kind=name, other=_KIND_NAMES.get(other, other.__name__))
+    return name
+
+
+def type_name(value: Any) -> StrOrPromise:
+    """The type of a JSON value, as a message says it."""
+    return _TYPE_NAMES.get(type(value), type(value).__name__)
+
+
+def must_be(kind: StrOrPromise, value: Any) -> StrOrPromise:
+    return format_lazy(_("must be {kind}, not {found}"), kind=kind, found=type_name(value))
+
+
+def one_of(allowed: Iterable[str]) -> StrOrPromise:
+    return format_lazy(_("must be one of {allowed}"), allowed=", ".join(allowed))
+
+
+def longer_than(max_length: int) -> StrOrPromise:
+    return format_lazy(_("is longer than {max_length} characters"), max_length=max_length)
+
+
+class NotJsonNumber(ValueError):
+    """NaN, Infinity or -Infinity in a JSON text."""
+
+    def __init__(self, name: str):
+        super().__init__(f"{name} is not a number JSON allows")
+        self.problem = format_lazy(_("{name} is not a number JSON allows"), name=name)
 
 
 def _no_constant(name: str):
-    raise ValueError(f"{name} is not a number JSON allows")
+    raise NotJsonNumber(name)
 
 
 def json_decoder() -> json.JSONDecoder:
@@ -111,13 +160,21 @@ def load_json(text: str, source: str) -> Any:
     try:
         return json_decode(text)
     except json.JSONDecodeError as exc:
-        raise InputError(
-            Code.MALFORMED, f"malformed JSON: {exc.msg}", source=source, line=exc.lineno
-        ) from None
-    except ValueError as exc:
-        raise InputError(Code.MALFORMED, f"malformed JSON: {exc}", source=source) from None
+        raise InputError(Code.MALFORMED, malformed_json(exc.msg), source=source, line=exc.lineno) from None
+    except NotJsonNumber as exc:
+        raise InputError(Code.MALFORMED, malformed_json(exc.problem), source=source) from None
+    except ValueError as exc:  # Python's own words, e.g. an integer of more digits than it converts
+        raise InputError(Code.MALFORMED, malformed_json(str(exc)), source=source) from None
     except RecursionError:
-        raise InputError(Code.MALFORMED, "malformed JSON: nested too deeply", source=source) from None
+        raise InputError(Code.MALFORMED, malformed_json(NESTED_TOO_DEEPLY), source=source) from None
+
+
+NESTED_TOO_DEEPLY = _("nested too deeply")
+
+
+def malformed_json(problem: StrOrPromise) -> StrOrPromise:
+    """The JSON decoder's own words (`Expecting value`) stay as it says them."""
+    return format_lazy(_("malformed JSON: {problem}"), problem=problem)
 
 
 @contextmanager
@@ -131,11 +188,33 @@ def _opened(path: str | Path, source: str) -> Iterator[tuple[BinaryIO, bool]]:
             yield cast(BinaryIO, gzip.GzipFile(fileobj=file)) if gzipped else file, gzipped
     except OSError as exc:
         if isinstance(exc, gzip.BadGzipFile):
-            raise InputError(Code.MALFORMED, f"not a valid gzip file: {exc}", source=source) from None
-        raise InputError(Code.MALFORMED, f"cannot read: {exc.strerror}", source=source) from None
+            raise InputError(Code.MALFORMED, not_gzip(str(exc)), source=source) from None
+        raise InputError(Code.MALFORMED, cannot_read(exc.strerror or str(exc)), source=source) from None
     except (EOFError, zlib.error) as exc:
-        message = f"not a valid gzip file: {exc or 'truncated'}"
-        raise InputError(Code.MALFORMED, message, source=source) from None
+        raise InputError(Code.MALFORMED, not_gzip(str(exc) or _("truncated")), source=source) from None
+
+
+def not_gzip(problem: StrOrPromise) -> StrOrPromise:
+    return format_lazy(_("not a valid gzip file: {problem}"), problem=problem)
+
+
+def cannot_read(problem: str) -> StrOrPromise:
+    """The system's words (`No such file or directory`) stay as it says them."""
+    return format_lazy(_("cannot read: {problem}"), problem=problem)
+
+
+def too_large(max_bytes: int | None, gzipped: bool) -> StrOrPromise:
+    if gzipped:
+        return format_lazy(_("inflates to more than {max_bytes} bytes"), max_bytes=max_bytes)
+    return format_lazy(_("is more than {max_bytes} bytes"), max_bytes=max_bytes)
+
+
+def line_too_long(max_bytes: int) -> StrOrPromise:
+    return format_lazy(_("the line is longer than {max_bytes} bytes"), max_bytes=max_bytes)
+
+
+def not_utf8(byte: int) -> StrOrPromise:
+    return format_lazy(_("not UTF-8 text (byte {byte})"), byte=byte)
 
 
 def read_text_file(path: str | Path, source: str, max_bytes: int | None = None) -> str:
@@ -145,12 +224,11 @@ def read_text_file(path: str | Path, source: str, max_bytes: int | None = None) 
     with _opened(path, source) as (stream, gzipped):
         raw = _read_bounded(stream, max_bytes)
     if raw is None:
-        grown = "inflates to" if gzipped else "is"
-        raise InputError(Code.TOO_LARGE, f"{grown} more than {max_bytes} bytes", source=source)
+        raise InputError(Code.TOO_LARGE, too_large(max_bytes, gzipped), source=source)
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise InputError(Code.MALFORMED, f"not UTF-8 text (byte {exc.start})", source=source) from None
+        raise InputError(Code.MALFORMED, not_utf8(exc.start), source=source) from None
 
 
 def _read_bounded(file, max_bytes: int | None) -> bytes | bytearray | None:
@@ -179,16 +257,14 @@ def text_lines(path: str | Path, source: str, max_bytes: int | None = None) -> I
             number += 1
             total += len(raw)
             if max_bytes is not None and total > max_bytes:
-                grown = "inflates to" if gzipped else "is"
-                raise InputError(Code.TOO_LARGE, f"{grown} more than {max_bytes} bytes", source=source)
+                raise InputError(Code.TOO_LARGE, too_large(max_bytes, gzipped), source=source)
             if len(raw) > MAX_LINE_BYTES:
-                message = f"the line is longer than {MAX_LINE_BYTES} bytes"
+                message = line_too_long(MAX_LINE_BYTES)
                 raise InputError(Code.TOO_LARGE, message, source=source, line=number)
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
-                message = f"not UTF-8 text (byte {exc.start})"
-                raise InputError(Code.MALFORMED, message, source=source, line=number) from None
+                raise InputError(Code.MALFORMED, not_utf8(exc.start), source=source, line=number) from None
             yield number, text
 
 
@@ -210,8 +286,10 @@ def load_json_line(text: str, reader: Reader) -> Any:
     try:
         return json_decode(text)
     except json.JSONDecodeError as exc:
-        raise reader.error(Code.MALFORMED, "", f"malformed JSON: {exc.msg}") from None
+        raise reader.error(Code.MALFORMED, "", malformed_json(exc.msg)) from None
+    except NotJsonNumber as exc:
+        raise reader.error(Code.MALFORMED, "", malformed_json(exc.problem)) from None
     except ValueError as exc:
-        raise reader.error(Code.MALFORMED, "", f"malformed JSON: {exc}") from None
+        raise reader.error(Code.MALFORMED, "", malformed_json(str(exc))) from None
     except RecursionError:
-        raise reader.error(Code.MALFORMED, "", "malformed JSON: nested too deeply") from None
+        raise reader.error(Code.MALFORMED, "", malformed_json(NESTED_TOO_DEEPLY)) from None

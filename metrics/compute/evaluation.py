@@ -62,7 +62,7 @@ class QrelsIndex:
         self.query_ids, codes = _query_codes(qrels.query)
         self.codes = codes.astype(np.int32)
         if len(self.query_ids) > MAX_QUERIES:
-            raise TrecFormatError(self.path, None, f"more than {MAX_QUERIES} queries")
+            raise TrecFormatError(self.path, None, "more than %(max)d queries", max=MAX_QUERIES)
         self._layout: RowLayout | None = RowLayout.of(self.codes, len(self.query_ids))
         self.judged = np.full((len(self.query_ids), self._layout.width), np.nan)
         self.judged[self.codes, self._layout.positions] = qrels.label
@@ -147,8 +147,12 @@ def _refuse_repeated_judgments(repeated: np.ndarray, qrels: IntentQrels, order: 
     raise TrecFormatError(
         qrels.path,
         b,
-        f"document {qrels.document[first].decode()!r} is judged twice for intent"
-        f" {qrels.intent[first].decode()!r} of query {qrels.query[first].decode()!r} (also line {a})",
+        "document %(document)s is judged twice for intent %(intent)s of query %(query)s"
+        " (also line %(other)d)",
+        document=repr(qrels.document[first].decode()),
+        intent=repr(qrels.intent[first].decode()),
+        query=repr(qrels.query[first].decode()),
+        other=a,
     )
 
 
@@ -386,7 +390,11 @@ def _check_duplicates(keys, order, document, line, path) -> None:
         raise _Collision
     a, b = sorted((int(line[first[0]]), int(line[second[0]])))
     raise TrecFormatError(
-        path, b, f"document {document[first[0]].decode()!r} is listed twice for its query (also line {a})"
+        path,
+        b,
+        "document %(document)s is listed twice for its query (also line %(other)d)",
+        document=repr(document[first[0]].decode()),
+        other=a,
     )
 
 
