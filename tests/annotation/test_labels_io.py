@@ -1,3 +1,4 @@
+import io
 import json
 
 import pytest
@@ -202,3 +203,17 @@ def test_qrels_export_exact_or_integer_for_trec_eval(campaign, tmp_path):
     assert labels[None][("q1", "d5")] == labels["round"][("q1", "d5")] == "0"
     with pytest.raises(CommandError, match="invalid choice"):
         call_command("export_judgments", str(campaign.pk), "--format", "qrels", "--integer", "ceil")
+
+
+def test_a_command_speaks_the_language_it_is_asked_for_and_english_by_default(campaign, tmp_path):
+    bad = write_jsonl(tmp_path / "bad.jsonl", [LABELS[0], {**LABELS[1], "grade": 9}])
+    with pytest.raises(CommandError) as english:
+        call_command("import_judgments", str(campaign.pk), str(bad))
+    assert str(english.value).startswith(f"{bad}:2: grade: 9 is not on the scale (")
+    with pytest.raises(CommandError) as chinese:
+        call_command("import_judgments", str(campaign.pk), str(bad), language="zh-hans")
+    assert str(chinese.value).startswith(f"{bad}:2: grade: 9 不在评分档位中（可用评分："), chinese.value
+    good = write_jsonl(tmp_path / "good.jsonl", LABELS)
+    out = io.StringIO()
+    call_command("import_judgments", str(campaign.pk), str(good), language="zh-hans", stdout=out)
+    assert out.getvalue() == "已导入 3 条相关性评分和 2 条并排对比评判\n"

@@ -1,10 +1,11 @@
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.db import transaction
+from django.utils.translation import gettext, pgettext
 
 from annotation.bundle import ranking_rows
 from annotation.campaign_files import CampaignFile, campaign_files_read
 from annotation.errors import InputError
-from annotation.management.cli import command_error
+from annotation.management.cli import SpokenCommand, command_error
 from annotation.previews import import_preview
 from annotation.services.campaigns import campaign_import
 from plumbing.memory import free_memory_eagerly
@@ -12,7 +13,7 @@ from plumbing.progress import progress_bar
 from plumbing.threads import started
 
 
-class Command(BaseCommand):
+class Command(SpokenCommand):
     help = "Create a campaign from a JSON bundle (and TREC runs), all in one transaction; prints its id."
     # The system checks import every URLconf and view, a second or more before any work: `migrate` and
     # `runserver` run them.
@@ -34,12 +35,14 @@ class Command(BaseCommand):
         for spec in run:
             model, _, path = spec.partition("=")
             if not model or not path:
-                raise CommandError(f"--run {spec!r}: write it as MODEL=PATH")
+                raise CommandError(gettext("--run %(spec)s: write it as MODEL=PATH") % {"spec": repr(spec)})
             specs.append((model, CampaignFile(path, path)))
         try:
             parsed, runs = campaign_files_read(CampaignFile(bundle, bundle), specs)
             with transaction.atomic():
-                with progress_bar(ranking_rows(parsed, runs), "rankings") as bar:
+                with progress_bar(
+                    ranking_rows(parsed, runs), pgettext("a progress bar's count", "rankings")
+                ) as bar:
                     campaign = campaign_import(bundle=parsed, runs=runs, progress=bar.update)
                 # The warnings are worked out on a second thread while the database commits (its foreign-key
                 # checks take seconds), not beside the import's own work.
@@ -47,5 +50,5 @@ class Command(BaseCommand):
         except InputError as exc:
             raise command_error(exc) from None
         for warning in preview.result().warnings:
-            self.stderr.write(f"warning: {warning}")
+            self.stderr.write(gettext("warning: %(warning)s") % {"warning": warning})
         self.stdout.write(str(campaign.pk))

@@ -1,14 +1,17 @@
-from django.core.management.base import BaseCommand
+from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 
 from annotation.bundle.reading import text_lines
 from annotation.errors import InputError, TaskError
-from annotation.management.cli import command_error
+from annotation.management.cli import SpokenCommand, command_error
 from annotation.selectors.campaigns import campaign_get
 from annotation.services.interactions import interaction_log_import
 from plumbing.progress import progress_bar
 
+BAR = "a progress bar's count"
 
-class Command(BaseCommand):
+
+class Command(SpokenCommand):
     help = (
         "Add an interaction log (JSONL, one impression a line, may be gzipped; docs/interactions.md) to a "
         "campaign, all or nothing."
@@ -22,13 +25,23 @@ class Command(BaseCommand):
     def handle(self, *args, campaign, file, **options):
         try:
             target = campaign_get(identifier=campaign)
-            with progress_bar(None, "impressions", unit="impression", after_seconds=2) as bar:
+            counted, unit = pgettext(BAR, "impressions"), pgettext(BAR, "impression")
+            with progress_bar(None, counted, unit=unit, after_seconds=2) as bar:
                 log = interaction_log_import(
                     campaign=target, lines=text_lines(file, file), source=file, progress=bar.update
                 )
         except (InputError, TaskError) as exc:
             raise command_error(exc) from None
+        summary = _(
+            "imported %(impressions)d impressions (%(lists)d lists, %(clicks)d clicks); "
+            "%(documents)d documents added"
+        )
         self.stdout.write(
-            f"imported {log.impressions} impressions ({log.requests} lists, {log.clicks} clicks); "
-            f"{log.documents_added} documents added"
+            summary
+            % {
+                "impressions": log.impressions,
+                "lists": log.requests,
+                "clicks": log.clicks,
+                "documents": log.documents_added,
+            }
         )

@@ -1,13 +1,13 @@
-from django.core.management.base import BaseCommand
+from django.utils.translation import gettext as _
 
 from annotation.bundle import parse_judgment_lines
 from annotation.errors import InputError, TaskError
-from annotation.management.cli import command_error, read_text
+from annotation.management.cli import SpokenCommand, command_error, read_text
 from annotation.selectors.campaigns import campaign_get
 from annotation.services.label_import import labels_import
 
 
-class Command(BaseCommand):
+class Command(SpokenCommand):
     help = "Load human labels from a JSONL file into a campaign (all or nothing)."
 
     def add_arguments(self, parser):
@@ -24,4 +24,5 @@ class Command(BaseCommand):
             )
         except (InputError, TaskError) as exc:
             raise command_error(exc) from None
-        self.stdout.write(f"imported {grades} relevance grades and {verdicts} side-by-side verdicts")
+        summary = _("imported %(grades)d relevance grades and %(verdicts)d side-by-side verdicts")
+        self.stdout.write(summary % {"grades": grades, "verdicts": verdicts})
