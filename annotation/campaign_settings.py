@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import Choices
+from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 from django_stubs_ext import StrOrPromise
 
@@ -124,20 +125,24 @@ def parse_guardrails(text: str) -> list[tuple[str, str, float]]:
     for part in (part for part in text.split(";") if part.strip()):
         match = _GUARDRAIL.fullmatch(part)
         if match is None:
-            raise ValueError(f"{part.strip()!r}: write each as METRIC >= NUMBER or METRIC <= NUMBER")
+            message = _("{part}: write each as METRIC >= NUMBER or METRIC <= NUMBER")
+            raise ValueError(format_lazy(message, part=repr(part.strip())))
         metric, op = match["metric"], {"≥": ">=", "≤": "<="}.get(match["op"], match["op"])
         if not (ONLINE_METRIC.fullmatch(metric) or DIVERSITY_METRIC.fullmatch(metric)):
-            raise ValueError(
-                f"{metric!r} is not an online metric (CTR@k, IPS-CTR@k, SNIPS-CTR@k, Clicks, Abandonment, "
+            message = _(
+                "{metric} is not an online metric (CTR@k, IPS-CTR@k, SNIPS-CTR@k, Clicks, Abandonment, "
                 "Dwell, Conversion) nor a diversity measure (ILS@k, alpha_nDCG@k, ERR_IA@k, StRecall@k, "
                 "Novelty@k)"
             )
+            raise ValueError(format_lazy(message, metric=repr(metric)))
         try:
             threshold = float(match["threshold"].replace("−", "-"))
         except ValueError:
-            raise ValueError(f"{match['threshold']!r} is not a number") from None
+            message = _("{value} is not a number")
+            raise ValueError(format_lazy(message, value=repr(match["threshold"]))) from None
         if not math.isfinite(threshold):
-            raise ValueError(f"{match['threshold']!r} is not a finite number")
+            message = _("{value} is not a finite number")
+            raise ValueError(format_lazy(message, value=repr(match["threshold"])))
         rules.append((metric, op, threshold))
     return rules
 
@@ -168,17 +173,19 @@ def parse_action_grades(text: str) -> dict[str, float]:
         name, equals, value = part.partition("=")
         name = name.strip()
         if not equals or name not in ACTION_GRADE_DEFAULTS:
-            raise ValueError(
-                f"{part!r}: write ACTION=NUMBER, ACTION one of {', '.join(ACTION_GRADE_DEFAULTS)}"
-            )
+            message = _("{part}: write ACTION=NUMBER, ACTION one of {actions}")
+            raise ValueError(format_lazy(message, part=repr(part), actions=", ".join(ACTION_GRADE_DEFAULTS)))
         try:
             number = float(value)
         except ValueError:
-            raise ValueError(f"{part!r}: {value.strip()!r} is not a number") from None
+            message = _("{part}: {value} is not a number")
+            raise ValueError(format_lazy(message, part=repr(part), value=repr(value.strip()))) from None
         if not math.isfinite(number) or (name == "min_dwell" and number < 0):
-            raise ValueError(
-                f"{part!r}: must be a finite number" + (", 0 or more" if name == "min_dwell" else "")
-            )
+            if name == "min_dwell":
+                message = _("{part}: must be a finite number, 0 or more")
+            else:
+                message = _("{part}: must be a finite number")
+            raise ValueError(format_lazy(message, part=repr(part)))
         grades[name] = number
     return grades
 

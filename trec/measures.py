@@ -67,11 +67,20 @@ class Measure:
         return name if self.k is None else f"{name}@{self.k}"
 
 
+class MeasureError(ValueError):
+    """A measure name that cannot be read. The message is the English `template % values`; both are kept, so
+    that an application can say it in its reader's language (`make messages` gathers the templates)."""
+
+    def __init__(self, template: str, **values: object):
+        self.template, self.values = template, values
+        super().__init__(template % values if values else template)
+
+
 def parse_measure(name: str, *, intents: bool = False) -> Measure:
     """Reads a measure name, case-insensitively: `ndcg@10` → nDCG@10, `map` → AP, `mrr` → RR; with
     `intents`, the intent-aware ones instead: `alpha-ndcg@20` → alpha_nDCG@20, `strec@10` → StRecall@10.
 
-    Raises ValueError naming the measure when it is unknown, of the other kind, lacks a needed cut-off, has
+    Raises MeasureError naming the measure when it is unknown, of the other kind, lacks a needed cut-off, has
     k < 1 or an alpha outside [0, 1].
     """
     match = _MEASURE.match(name) if isinstance(name, str) else None
@@ -79,19 +88,30 @@ def parse_measure(name: str, *, intents: bool = False) -> Measure:
     family = (_INTENT_FAMILIES if intents else _FAMILIES).get(key)
     if match is None or family is None:
         if match and not intents and key in _INTENT_FAMILIES:
-            raise ValueError(f"measure {name!r} is intent-aware: it needs qrels with intents")
+            raise MeasureError(
+                "measure %(name)s is intent-aware: it needs qrels with intents", name=repr(name)
+            )
         if match and intents and key in _FAMILIES:
-            raise ValueError(f"measure {name!r} is not intent-aware; intent-aware measures: {_KNOWN_INTENT}")
-        raise ValueError(f"unknown measure {name!r}; known: {_KNOWN_INTENT if intents else _KNOWN}")
+            raise MeasureError(
+                "measure %(name)s is not intent-aware; intent-aware measures: %(known)s",
+                name=repr(name),
+                known=_KNOWN_INTENT,
+            )
+        known = _KNOWN_INTENT if intents else _KNOWN
+        raise MeasureError("unknown measure %(name)s; known: %(known)s", name=repr(name), known=known)
     k = int(match.group(3)) if match.group(3) is not None else None
     if k is not None and k < 1:
-        raise ValueError(f"measure {name!r}: the cut-off must be at least 1")
+        raise MeasureError("measure %(name)s: the cut-off must be at least 1", name=repr(name))
     if k is None and family in _NEEDS_CUTOFF:
-        raise ValueError(f"measure {name!r} needs a cut-off, e.g. {family}@10")
+        raise MeasureError(
+            "measure %(name)s needs a cut-off, e.g. %(family)s@10", name=repr(name), family=family
+        )
     alpha = None
     if match.group(2) is not None:
         if family not in _TAKE_ALPHA:
-            raise ValueError(f"measure {name!r}: only alpha_nDCG and alpha_DCG take an alpha")
+            raise MeasureError(
+                "measure %(name)s: only alpha_nDCG and alpha_DCG take an alpha", name=repr(name)
+            )
         alpha = _alpha(match.group(2), name)
     return Measure(family, k, alpha)
 
@@ -120,5 +140,5 @@ def _alpha(text: str, name: str) -> float:
     except ValueError:
         value = math.nan
     if not 0 <= value <= 1:
-        raise ValueError(f"measure {name!r}: alpha must be a number from 0 to 1")
+        raise MeasureError("measure %(name)s: alpha must be a number from 0 to 1", name=repr(name))
     return value

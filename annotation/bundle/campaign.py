@@ -17,7 +17,7 @@ from annotation.errors import InputError
 from annotation.errors import InputErrorCode as Code
 from annotation.models import Document, RankingModel, Verdict, default_scale
 from trec.files import RankedRun, TrecFormatError, TrecTooLargeError, read_run_ranked
-from trec.measures import parse_measure
+from trec.measures import MeasureError, parse_measure
 
 # How `Reader.get` reads a setting of each plain kind: a number may be written as an integer.
 READ_AS: dict[Kind, type | tuple[type, ...]] = {
@@ -197,8 +197,10 @@ def _parse_setting(setting: Setting, values: dict[str, Any], reader: Reader) -> 
     if setting.kind in TEXT_KINDS:
         try:
             measure = setting.normal(reader.get(values, name, path, str))
-        except ValueError as exc:
-            raise reader.error(Code.INVALID_VALUE, path, str(exc)) from None
+        except MeasureError as exc:
+            raise reader.error(Code.INVALID_VALUE, path, trec_message(exc)) from None
+        except ValueError as exc:  # worded by `campaign_settings`, lazily
+            raise reader.error(Code.INVALID_VALUE, path, exc.args[0]) from None
         if setting.max_length is not None and len(measure) > setting.max_length:
             raise reader.error(Code.INVALID_VALUE, path, longer_than(setting.max_length))
         return measure
@@ -548,6 +550,7 @@ def _trec_said(template: str, values: dict[str, object]) -> str:
 _trec_said_lazily = lazy(_trec_said, str)
 
 
-def trec_message(error: TrecFormatError) -> StrOrPromise:
-    """A TREC reader's error in the language it is shown in: its template through the catalogue."""
+def trec_message(error: TrecFormatError | MeasureError) -> StrOrPromise:
+    """A TREC reader's error (or a measure name's) in the language it is shown in: its template through the
+    catalogue."""
     return _trec_said_lazily(error.template, error.values)

@@ -91,3 +91,24 @@ def test_json_that_is_no_json_is_said_in_chinese_the_decoders_own_words_kept():
         parse_judgment_lines(['{"grade": 1'], "labels.jsonl", scale_values={0, 1})
     with translation.override("zh-hans"):
         assert caught.value.for_page().startswith("labels.jsonl，第 1 行：JSON 格式错误：Expecting")
+
+
+@pytest.mark.parametrize(
+    ("settings", "field", "chinese"),
+    [
+        ({"primary_measure": "nDCG@0"}, "settings.primary_measure", "指标 'nDCG@0'：截断位置必须至少为 1"),
+        ({"guardrails": "CTR@10 >= x"}, "settings.guardrails", "'x' 不是数字"),
+        ({"behaviour_grades": "click=often"}, "settings.behaviour_grades", "'click=often'：'often' 不是数字"),
+    ],
+)
+def test_a_bad_setting_is_said_in_chinese_naming_its_field(manager, campaign, settings, field, chinese):
+    url = f"/api/campaigns/{campaign.pk}/"
+    response = manager.patch(url, {"settings": settings}, format="json", **CHINESE)
+    assert response.status_code == 400
+    assert response.json() == {
+        "code": "invalid_value",
+        "detail": f"request: {field}: {chinese}",
+        "field": field,
+    }
+    english = manager.patch(url, {"settings": settings}, format="json", HTTP_ACCEPT_LANGUAGE="en").json()
+    assert english["detail"].isascii() and english["field"] == field
