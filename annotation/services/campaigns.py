@@ -5,8 +5,11 @@ import itertools
 import numpy as np
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.text import format_lazy
+from django.utils.translation import gettext_lazy as _
 
 from annotation.bundle import CampaignBundle
+from annotation.bundle.campaign import with_id
 from annotation.campaign_settings import CAMPAIGN_SETTINGS, SCALE_LOCK, Lock
 from annotation.errors import InputError
 from annotation.errors import InputErrorCode as Code
@@ -52,7 +55,7 @@ def campaign_import_check(*, bundle: CampaignBundle) -> None:
 
 
 def _name_taken(bundle: CampaignBundle) -> InputError:
-    message = f"a campaign named {bundle.name!r} already exists"
+    message = format_lazy(_("a campaign named {name} already exists"), name=repr(bundle.name))
     return InputError(Code.ALREADY_EXISTS, message, source=bundle.source, field="name")
 
 
@@ -177,7 +180,8 @@ def model_rankings_replace(*, model: RankingModel, run: RankedRun, progress: Pro
     query_pk = dict(Query.objects.filter(campaign=campaign).values_list("external_id", "pk"))
     unknown = sorted(set(run.queries) - set(query_pk))
     if unknown:
-        raise InputError(Code.UNKNOWN_QUERY, f"the run ranks unknown query {unknown[0]!r}", field="run")
+        message = with_id(_("the run ranks unknown query {id}"), unknown[0])
+        raise InputError(Code.UNKNOWN_QUERY, message, field="run")
     known = set(Document.objects.filter(campaign=campaign).values_list("external_id", flat=True))
     new_documents = sorted(set(run.documents) - known)
     rows_insert(
@@ -198,10 +202,13 @@ def model_rankings_replace(*, model: RankingModel, run: RankedRun, progress: Pro
 
 # What each lock waits for, and why a change is refused after it.
 LOCK_REFUSALS = {
-    Lock.GRADED: (campaign_graded, "cannot change once anything was graded: the grades would change meaning"),
+    Lock.GRADED: (
+        campaign_graded,
+        _("cannot change once anything was graded: the grades would change meaning"),
+    ),
     Lock.SIDE_BY_SIDE: (
         campaign_side_by_side_seen,
-        "cannot change once side-by-side tasks were handed out or judged: verdicts compare what was seen",
+        _("cannot change once side-by-side tasks were handed out or judged: verdicts compare what was seen"),
     ),
 }
 

@@ -3,6 +3,7 @@
 from collections.abc import Iterable
 
 from django.db import connection, transaction
+from django.utils.translation import gettext_lazy as _
 
 from annotation.bundle.interactions import ImpressionRow, InteractionLogReader
 from annotation.errors import InputError
@@ -63,7 +64,7 @@ def interaction_log_import(
         if progress:
             progress(len(chunk))
     if impressions == 0:
-        raise InputError(Code.MISSING_FIELD, "the log has no impressions", source=source)
+        raise InputError(Code.MISSING_FIELD, _("the log has no impressions"), source=source)
     log.impressions, log.requests, log.clicks = impressions, reader.requests, clicks
     log.sessions, log.documents_added = bool(reader.sessions), added
     log.save(update_fields=["impressions", "requests", "clicks", "sessions", "documents_added"])
@@ -77,7 +78,7 @@ def interaction_log_delete(*, campaign: Campaign, log_id: int) -> InteractionLog
     campaign_writable_lock(campaign=campaign)
     log = InteractionLog.objects.filter(campaign=campaign, pk=log_id).first()
     if log is None:
-        raise InputError(Code.INVALID_VALUE, "no such interaction log in this campaign", field="log")
+        raise InputError(Code.INVALID_VALUE, _("no such interaction log in this campaign"), field="log")
     # One DELETE by the (campaign, log) index: impressions have no dependents to collect.
     Impression.objects.filter(campaign=campaign, log=log).delete()
     log.delete()

@@ -6,8 +6,12 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.db import transaction
 from django.utils import timezone
+from django.utils.text import format_lazy
+from django.utils.translation import gettext_lazy as _
+from django_stubs_ext import StrOrPromise
 
 from annotation.bundle import JudgmentRow, PreferenceRow
+from annotation.bundle.campaign import with_id
 from annotation.errors import InputError
 from annotation.errors import InputErrorCode as Code
 from annotation.models import (
@@ -39,11 +43,15 @@ def annotators_get_or_create(*, rows: list, source: str) -> dict[str, int]:
     known = dict(User.objects.filter(username__in=first_row).values_list("username", "pk"))
     missing = [username for username in first_row if username not in known]
     if missing:
-        group, _ = Group.objects.get_or_create(name=Role.ANNOTATOR)
+        group, _created = Group.objects.get_or_create(name=Role.ANNOTATOR)
         for username in missing:
             taken = User.objects.filter(username__iexact=username).values_list("username", flat=True).first()
             if taken is not None:
-                message = f"{username!r} and {taken!r} differ only in case; a username is unique in any case"
+                message = format_lazy(
+                    _("{username} and {taken} differ only in case; a username is unique in any case"),
+                    username=repr(username),
+                    taken=repr(taken),
+                )
                 line = first_row[username].line
                 raise InputError(Code.ALREADY_EXISTS, message, source=source, line=line, field="annotator")
             user = User(username=username)
@@ -83,15 +91,16 @@ def labels_import(
         )
     }
 
-    def located(row, code: Code, field: str, message: str) -> InputError:
+    def located(row, code: Code, field: str, message: StrOrPromise) -> InputError:
         return InputError(code, message, source=source, line=row.line, field=field)
 
     pairs = []
     for row in judgments:
         if row.query not in query_pk:
-            raise located(row, Code.UNKNOWN_QUERY, "query", f"unknown query {row.query!r}")
+            raise located(row, Code.UNKNOWN_QUERY, "query", with_id(_("unknown query {id}"), row.query))
         if row.document not in document_pk:
-            raise located(row, Code.UNKNOWN_DOCUMENT, "document", f"unknown document {row.document!r}")
+            message = with_id(_("unknown document {id}"), row.document)
+            raise located(row, Code.UNKNOWN_DOCUMENT, "document", message)
         pairs.append((query_pk[row.query], document_pk[row.document]))
     new_pairs = sorted(set(pairs) - set(task_pk))
     bulk_create_batched(
@@ -108,15 +117,14 @@ def labels_import(
     sbs_tasks = []
     for preference_row in preferences:
         if preference_row.query not in query_pk:
-            raise located(
-                preference_row, Code.UNKNOWN_QUERY, "query", f"unknown query {preference_row.query!r}"
-            )
+            message = with_id(_("unknown query {id}"), preference_row.query)
+            raise located(preference_row, Code.UNKNOWN_QUERY, "query", message)
         if preference_row.model not in experimental:
             raise located(
                 preference_row,
                 Code.UNKNOWN_MODEL,
                 "model",
-                f"{preference_row.model!r} is not an experimental model of this campaign",
+                with_id(_("{id} is not an experimental model of this campaign"), preference_row.model),
             )
         key = (query_pk[preference_row.query], experimental[preference_row.model])
         if key not in sbs_pk:
@@ -124,7 +132,11 @@ def labels_import(
                 preference_row,
                 Code.UNKNOWN_QUERY,
                 "query",
-                f"query {preference_row.query!r} has no side-by-side task for {preference_row.model!r}",
+                format_lazy(
+                    _("query {query} has no side-by-side task for {model}"),
+                    query=repr(preference_row.query),
+                    model=repr(preference_row.model),
+                ),
             )
         sbs_tasks.append(sbs_pk[key])
 
@@ -138,7 +150,12 @@ def labels_import(
                 row,
                 Code.DUPLICATE_ID,
                 "annotator",
-                f"{row.annotator!r} already graded {row.query}/{row.document}",
+                format_lazy(
+                    _("{annotator} already graded {query}/{document}"),
+                    annotator=repr(row.annotator),
+                    query=row.query,
+                    document=row.document,
+                ),
             )
         existing.add(key)
         judgment_objects.append(
@@ -159,7 +176,12 @@ def labels_import(
                 preference_row,
                 Code.DUPLICATE_ID,
                 "annotator",
-                f"{preference_row.annotator!r} already judged {preference_row.query}/{preference_row.model}",
+                format_lazy(
+                    _("{annotator} already judged {query}/{model}"),
+                    annotator=repr(preference_row.annotator),
+                    query=preference_row.query,
+                    model=preference_row.model,
+                ),
             )
         existing.add(key)
         # A file without the side shown gets a fair coin, fixed per (task, annotator) so re-imports agree.

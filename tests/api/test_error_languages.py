@@ -112,3 +112,20 @@ def test_a_bad_setting_is_said_in_chinese_naming_its_field(manager, campaign, se
     }
     english = manager.patch(url, {"settings": settings}, format="json", HTTP_ACCEPT_LANGUAGE="en").json()
     assert english["detail"].isascii() and english["field"] == field
+
+
+def test_a_label_for_an_unknown_query_is_said_in_chinese(manager, campaign):
+    body = json.dumps({"annotator": "imp1", "query": "q9", "document": "d1", "grade": 2}).encode()
+    response = manager.generic(
+        "POST",
+        f"/api/campaigns/{campaign.pk}/judgments/",
+        body,
+        content_type="application/x-ndjson",
+        **CHINESE,
+    )
+    assert response.json() == {
+        "code": "unknown_query",
+        "detail": "request:1: query: 未知查询 'q9'",
+        "field": "query",
+        "line": 1,
+    }
