@@ -2,6 +2,7 @@
 
 import copy
 
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -678,7 +679,7 @@ class PersonChangeSerializer(serializers.Serializer):
 
     def validate(self, data):
         if len(data) != 1:
-            raise serializers.ValidationError("give exactly one of role and is_active.")
+            raise serializers.ValidationError(_("give exactly one of role and is_active."))
         return data
 
 

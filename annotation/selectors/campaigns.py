@@ -9,6 +9,7 @@ from django.contrib.auth import get_user_model
 from django.db.models import Count, Exists, F, Max, OuterRef, Q, QuerySet, Sum
 from django.db.models.functions import Greatest
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from annotation.errors import InputError
 from annotation.errors import InputErrorCode as Code
@@ -37,7 +38,11 @@ def campaign_get(*, identifier: str | int) -> Campaign:
     campaign = Campaign.objects.filter(pk=int(text)).first() if text.isdigit() else None
     campaign = campaign or Campaign.objects.filter(name=text).first()
     if campaign is None:
-        raise InputError(Code.UNKNOWN_CAMPAIGN, f"no campaign with id or name {text!r}", field="campaign")
+        raise InputError(
+            Code.UNKNOWN_CAMPAIGN,
+            _("no campaign with id or name %(text)s") % {"text": repr(text)},
+            field="campaign",
+        )
     return campaign
 
 

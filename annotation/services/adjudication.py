@@ -51,7 +51,7 @@ def adjudication_set(
     (`ReviewTask.version`): when it changed since, nothing is written. The reviewer's hold on the task
     ends."""
     if not can_review(reviewer):
-        raise PermissionDenied("only reviewers and managers adjudicate")
+        raise PermissionDenied(_("only reviewers and managers adjudicate"))
     campaign_writable_check(campaign=task.campaign)
     is_relevance = isinstance(task, RelevanceTask)
     if is_relevance and grade is None:

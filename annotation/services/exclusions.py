@@ -7,6 +7,7 @@ from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from annotation.errors import InputError, InputErrorCode
 from annotation.models import AnnotatorExclusion, Assignment, Campaign, RelevanceTask, SideBySideTask
@@ -21,13 +22,17 @@ def annotator_exclude(*, campaign: Campaign, username: str, by, reason: str) -> 
     campaign_writable_lock(campaign=campaign, exclusive=True)  # its leases and slots change
     reason = (reason or "").strip()
     if not reason:
-        raise InputError(InputErrorCode.MISSING_FIELD, "say why these labels are left out", field="reason")
+        raise InputError(InputErrorCode.MISSING_FIELD, _("say why these labels are left out"), field="reason")
     if len(reason) > REASON_MAX:
-        message = f"is longer than {REASON_MAX} characters"
+        message = _("is longer than %(count)d characters") % {"count": REASON_MAX}
         raise InputError(InputErrorCode.INVALID_VALUE, message, field="reason")
     annotator = get_user_model().objects.filter(username=username).first()
     if annotator is None:
-        raise InputError(InputErrorCode.INVALID_VALUE, f"no person named {username!r}", field="annotator")
+        raise InputError(
+            InputErrorCode.INVALID_VALUE,
+            _("no person named %(name)s") % {"name": repr(username)},
+            field="annotator",
+        )
     try:
         with transaction.atomic():  # a savepoint: a second manager may exclude them at the same moment
             exclusion = AnnotatorExclusion.objects.create(
@@ -64,7 +69,7 @@ def annotator_reinstate(*, campaign: Campaign, username: str, by) -> AnnotatorEx
         .first()
     )
     if exclusion is None:
-        message = f"{username}'s labels are not left out"
+        message = _("%(name)s's labels are not left out") % {"name": username}
         raise InputError(InputErrorCode.INVALID_VALUE, message, field="annotator")
     exclusion.reinstated_by, exclusion.reinstated_at = by, timezone.now()
     exclusion.save(update_fields=["reinstated_by", "reinstated_at"])

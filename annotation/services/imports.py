@@ -19,6 +19,7 @@ from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from annotation.bundle import CampaignBundle, ranking_rows
 from annotation.campaign_files import CampaignFile, campaign_files_read
@@ -163,12 +164,18 @@ def _requeue(staged: CampaignImport, status: str) -> None:
     staged.save(update_fields=["attempt", "status", "queued_at", "task_id", "error"])
 
 
+def _status_refused(staged: CampaignImport) -> InputError:
+    return InputError(
+        Code.INVALID_VALUE, _("this import is %(status)s") % {"status": staged.get_status_display().lower()}
+    )
+
+
 @transaction.atomic
 def import_confirm(*, staged: CampaignImport) -> CampaignImport:
     """Mark a checked import as importing (`annotation.tasks.campaign_import_confirm` queues the import)."""
     staged = CampaignImport.objects.select_for_update().get(pk=staged.pk)
     if staged.status != Status.READY:
-        raise InputError(Code.INVALID_VALUE, f"this import is {staged.get_status_display().lower()}")
+        raise _status_refused(staged)
     _requeue(staged, Status.IMPORTING)
     return staged
 
@@ -179,7 +186,7 @@ def import_retry(*, staged: CampaignImport) -> CampaignImport:
     queues it); the stopped attempt's heartbeat and progress files go."""
     staged = CampaignImport.objects.select_for_update().get(pk=staged.pk)
     if import_worker(staged=staged) != Worker.STOPPED:
-        raise InputError(Code.INVALID_VALUE, "only an import whose worker stopped can be retried")
+        raise InputError(Code.INVALID_VALUE, _("only an import whose worker stopped can be retried"))
     for path in (heartbeat_path(staged), progress_path(staged)):
         path.unlink(missing_ok=True)
     _requeue(staged, staged.status)
@@ -193,8 +200,8 @@ def import_cancel(*, staged: CampaignImport) -> None:
     staged = CampaignImport.objects.select_for_update().get(pk=staged.pk)
     if not import_cancellable(staged=staged, worker=import_worker(staged=staged)):
         if staged.status == Status.IMPORTING:
-            raise InputError(Code.INVALID_VALUE, "a worker is importing it: it can no longer be cancelled")
-        raise InputError(Code.INVALID_VALUE, f"this import is {staged.get_status_display().lower()}")
+            raise InputError(Code.INVALID_VALUE, _("a worker is importing it: it can no longer be cancelled"))
+        raise _status_refused(staged)
     _finish(staged, staged.status, Status.CANCELLED)
 
 

@@ -11,6 +11,8 @@ from django.db import IntegrityError, transaction
 from django.urls import reverse
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from annotation.errors import InputError, InputErrorCode
 from annotation.models import Campaign, Profile
@@ -24,7 +26,7 @@ from annotation.services.tokens import (
     user_deactivate,
 )
 
-ONLY_SUPERUSERS = "Only a superuser manages managers and superusers."
+ONLY_SUPERUSERS = gettext_lazy("Only a superuser manages managers and superusers.")
 
 
 def password_set_path(*, user) -> str:
@@ -55,9 +57,12 @@ def _username_taken(username: str) -> InputError:
     User = get_user_model()
     taken = User.objects.filter(username__iexact=username).values_list("username", flat=True).first()
     if taken is None or taken == username:
-        message = f"{username!r} is taken."
+        message = _("%(name)s is taken.") % {"name": repr(username)}
     else:
-        message = f"{username!r} is taken: {taken!r} differs from it only in case."
+        message = _("%(name)s is taken: %(taken)s differs from it only in case.") % {
+            "name": repr(username),
+            "taken": repr(taken),
+        }
     return InputError(InputErrorCode.ALREADY_EXISTS, message, field="username")
 
 

@@ -182,6 +182,17 @@ def test_usernames_are_unique_whatever_their_case(client, make_user, username):
     assert User.objects.count() == 2
 
 
+def test_a_taken_username_is_said_in_the_readers_language(client, make_user):
+    make_user("manager", "reviewer")
+    client.force_login(make_user("boss", "manager"))
+    response = client.post(
+        reverse("annotation:people"),
+        {"username": "Manager", "role": "annotator"},
+        HTTP_ACCEPT_LANGUAGE="zh-Hans",
+    )
+    assert "'Manager' 已被占用：'manager' 与它只有大小写不同。" in html.unescape(response.content.decode())
+
+
 def test_the_database_keeps_usernames_unique_whatever_their_case(make_user):
     make_user("manager")
     with pytest.raises(IntegrityError), transaction.atomic():

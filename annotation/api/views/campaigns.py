@@ -4,6 +4,7 @@ import tempfile
 
 from django.conf import settings
 from django.shortcuts import get_object_or_404
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiExample, PolymorphicProxySerializer, extend_schema
 from rest_framework import generics, serializers, status
 from rest_framework.parsers import MultiPartParser
@@ -216,7 +217,7 @@ class RunUploadView(BodyLimitMixin, APIView):
         upload.is_valid(raise_exception=True)
         model = campaign_selectors.ranking_model_get(campaign=campaign, name=upload.validated_data["model"])
         if model is None:
-            raise InputError(InputErrorCode.UNKNOWN_MODEL, "no such model in this campaign", field="model")
+            raise InputError(InputErrorCode.UNKNOWN_MODEL, _("no such model in this campaign"), field="model")
         run = _read_run(upload.validated_data["file"])
         rows = model_rankings_replace(model=model, run=run)
         return Response(RunUploadedSerializer({"model": model.name, "rankings": rows}).data)

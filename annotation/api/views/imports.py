@@ -3,6 +3,7 @@ its status and preview; then confirm (imported in the background), cancel, or re
 same form, task starters and services as the pages (annotation/views/imports.py)."""
 
 from django.shortcuts import get_object_or_404
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.parsers import MultiPartParser
@@ -43,7 +44,7 @@ class ImportsView(BodyLimitMixin, APIView):
         upload.is_valid(raise_exception=True)
         data = upload.validated_data
         if len(data["models"]) != len(data["runs"]):
-            raise InputError(InputErrorCode.INVALID_VALUE, "give one model's name per run", field="models")
+            raise InputError(InputErrorCode.INVALID_VALUE, _("give one model's name per run"), field="models")
         form = CampaignUploadForm(
             {f"run_model_{index}": model for index, model in enumerate(data["models"])},
             {

@@ -4,6 +4,7 @@ left out, and labels imported from a JSONL file as `import_judgments` reads it."
 import tempfile
 
 from django.conf import settings
+from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework.parsers import BaseParser
@@ -85,7 +86,7 @@ class ExclusionsView(BodyLimitMixin, APIView):
         if data["action"] == "confirm":
             exclusions_confirm(campaign=campaign)
         elif "annotator" not in data:
-            raise InputError(InputErrorCode.MISSING_FIELD, "name the annotator", field="annotator")
+            raise InputError(InputErrorCode.MISSING_FIELD, _("name the annotator"), field="annotator")
         elif data["action"] == "exclude":
             annotator_exclude(
                 campaign=campaign, username=data["annotator"], by=request.user, reason=data["reason"]
