@@ -134,7 +134,9 @@ def task_worker() -> None:
         peak = peak_rss()
         staged.refresh_from_db()
         assert staged.status == CampaignImport.Status.DONE, staged.error
-        connections.close_all()  # the next line's database is another
+        # The next line's database is another: the pool's connections (settings.py) go with this one.
+        connections.close_all()
+        connections["default"].close_pool()
         print(json.dumps({"seconds": seconds, "peak": peak}), flush=True)
 
 
