@@ -53,10 +53,23 @@ def task_next(*, annotator, campaign: Campaign) -> Assignment | None:
         leases_expire(now=now)
     kinds = _kinds_in_order(campaign)
     repeat_drawn = campaign.repeat_rate and random.random() < campaign.repeat_rate
-    if round_trip.enabled() and not repeat_drawn:
-        # The common case in one statement per kind; the general path below when it does not hold.
+    if round_trip.enabled():
+        # The common case in one statement per kind (a repeat's first); the general path below when it
+        # does not hold.
         expires = now + timedelta(minutes=settings.TASK_LEASE_MINUTES)
-        for kind in kinds:
+        held = False
+        if repeat_drawn:
+            held, lease = round_trip.repeat_lease_new(
+                annotator=annotator,
+                campaign=campaign,
+                now=now,
+                expires=expires,
+                gap=REPEAT_GAP,
+                choices=REPEAT_CHOICES,
+            )
+            if lease is not None:
+                return lease
+        for kind in [] if held else kinds:
             start = random.randrange(SHUFFLE_KEYS)
             held, lease = round_trip.lease_new(
                 kind=kind, annotator=annotator, campaign=campaign, now=now, expires=expires, start=start

@@ -187,6 +187,8 @@ def judgment_submit(
         answer={"grade": grade, "intents": intents},
         comment=comment,
     )
+    if stored is not None and stored.repeat:
+        return Judgment(task=task, annotator=annotator, grade=grade, comment=comment), True
     if stored is not None:
         shown = Judgment(task=task, annotator=annotator, grade=grade, intents=intents, comment=comment)
         shown.pk, shown.seconds_spent = stored.id, stored.seconds_spent
@@ -226,7 +228,8 @@ def _first_label_store(
     *, kind: TaskKind, task, annotator, version: str | None, reported: float | None, **label
 ) -> round_trip.StoredLabel | None:
     """The common case in one statement where the database can (`round_trip`): a first label on a live
-    lease. None when it does not apply or did not hold; then the general path decides."""
+    lease, or the answer to a live repeat. None when it does not apply or did not hold; then the general path
+    decides."""
     if not round_trip.enabled() or version not in (None, label_version(None)):
         return None
     if reported is not None and reported < 0:
@@ -299,6 +302,11 @@ def preference_submit(
         answer={"side": side, "strength": strength, "duplicates": marks},
         comment=comment,
     )
+    if stored is not None and stored.repeat:
+        shown = Preference(
+            task=task, annotator=annotator, verdict=stored.verdict, strength=strength, comment=comment
+        )
+        return shown, True
     if stored is not None:
         _duplicates_fit(task, marks, stored.experimental_on_left)
         shown = Preference(

@@ -99,6 +99,7 @@ EXEMPT = {
     "round_trip.enabled": "reads a setting",
     "round_trip.first_label_store": _INSIDE_LABELS,
     "round_trip.lease_new": "runs inside task_next, after its check",
+    "round_trip.repeat_lease_new": "runs inside task_next, after its check",
     **{f"tokens.{name}": _PEOPLE for name in ("password_links_revoke", "token_cache_forget")},
     **{f"tokens.{name}": _PEOPLE for name in ("token_cache_key", "token_expired", "token_get_or_create")},
     **{f"tokens.{name}": _PEOPLE for name in ("tokens_revoke", "user_deactivate", "user_password_set")},

@@ -1,20 +1,33 @@
 """The round trip's one-statement cases on PostgreSQL write what the general path writes, in fewer
 statements."""
 
+import random
+
 import pytest
+from django.core.cache import cache
 from django.db import connection
+from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from annotation.bundle import parse_bundle
 from annotation.errors import TaskError, TaskErrorCode
-from annotation.models import Assignment, LabelRevision, Preference, RelevanceTask
+from annotation.models import (
+    Assignment,
+    Campaign,
+    Judgment,
+    LabelRevision,
+    Preference,
+    RelevanceTask,
+    RepeatAnswer,
+)
 from annotation.selectors.rankings import side_by_side_lists
 from annotation.selectors.workbench import task_view
 from annotation.services import round_trip
-from annotation.services.assignment import task_next
+from annotation.services.assignment import REPEAT_GAP, task_next
 from annotation.services.campaigns import campaign_import
 from annotation.services.labels import judgment_submit, preference_submit
+from annotation.services.tokens import token_get_or_create
 from annotation.task_kinds import RELEVANCE
 
 pytestmark = pytest.mark.postgres
@@ -42,6 +55,27 @@ def relevance_lease(user, campaign) -> Assignment:
     return lease
 
 
+def relevance_task_leased(user, campaign) -> tuple[Assignment, RelevanceTask]:
+    """A lease on a relevance task, and the task with its campaign as a view reads it."""
+    lease = relevance_lease(user, campaign)
+    return lease, RelevanceTask.objects.select_related("campaign").get(pk=lease.relevance_task_id)
+
+
+def repeat_of(lease: Assignment) -> Assignment:
+    """The lease's task leased again as a repeat, sides swapped (as `task_next` would)."""
+    on_left = lease.experimental_on_left
+    return Assignment.objects.create(
+        annotator_id=lease.annotator_id,
+        campaign_id=lease.campaign_id,
+        relevance_task_id=lease.relevance_task_id,
+        side_by_side_task_id=lease.side_by_side_task_id,
+        repeat=True,
+        leased_at=lease.leased_at,
+        expires_at=lease.expires_at,
+        experimental_on_left=None if on_left is None else not on_left,
+    )
+
+
 def written(user) -> dict:
     """Everything a first label wrote for the annotator, as comparable values (slots: `slots_kept`)."""
     assignment = Assignment.objects.get(annotator=user, status=Assignment.Status.SUBMITTED)
@@ -66,8 +100,7 @@ def test_a_first_grade_writes_what_the_general_path_writes(campaign, make_user, 
     for fast in (True, False):
         settings.ROUND_TRIP_STATEMENTS = fast
         user = make_user(f"ann{fast}", "annotator")
-        lease = relevance_lease(user, campaign)
-        task = RelevanceTask.objects.select_related("campaign").get(pk=lease.relevance_task_id)
+        lease, task = relevance_task_leased(user, campaign)
         spent = task.slots_spent
         with CaptureQueriesContext(connection) as context:
             judgment, created = judgment_submit(
@@ -142,21 +175,6 @@ def test_a_new_lease_takes_a_slot_and_nothing_while_one_is_held(campaign, make_u
     assert Assignment.objects.filter(annotator=user).count() == 1
 
 
-def test_a_label_with_the_next_task_is_at_most_eight_statements(client, make_user, campaign):
-    """Session, user with roles, assignment; the label; the annotator's lock, the lease; the task, the
-    progress (a side-by-side task reads its documents once more)."""
-    user = make_user("ann", "annotator")
-    client.force_login(user)
-    campaign.task_order = "relevance_first"
-    campaign.save(update_fields=["task_order"])
-    task = client.get(reverse("annotation:work", args=[campaign.pk])).context["task"]
-    url = reverse("annotation:task", args=[campaign.pk, task.assignment_id])
-    with CaptureQueriesContext(connection) as context:
-        response = client.post(url, {"grade": "1"}, headers={"X-Workbench": "next"})
-    assert response.status_code == 200 and response.context["task"].kind == "relevance"
-    assert len(statements(context)) <= 8, statements(context)
-
-
 def test_a_side_by_side_page_reads_its_lists_documents_in_its_one_statement(bundle_data, make_user):
     campaign = campaign_import(bundle=parse_bundle(bundle_data, "small.json"))
     campaign.task_order = "side_by_side_first"
@@ -169,3 +187,133 @@ def test_a_side_by_side_page_reads_its_lists_documents_in_its_one_statement(bund
     shown = [[(d.title, d.url, d.body) for d in side] for side in (view.left, view.right)]
     listed = [[(d.title or "(no title)", d.url, d.body) for d in side] for side in (left, right)]
     assert shown == listed and shown[0]
+
+
+def test_a_repeats_answer_writes_what_the_general_path_writes_in_one_statement(campaign, make_user, settings):
+    results = []
+    for fast in (True, False):
+        settings.ROUND_TRIP_STATEMENTS = fast
+        user = make_user(f"ann{fast}", "annotator")
+        lease, task = relevance_task_leased(user, campaign)
+        judgment_submit(annotator=user, task=task, grade=3, comment="first")
+        repeat = repeat_of(lease)
+        with CaptureQueriesContext(connection) as context:
+            shown, created = judgment_submit(annotator=user, task=task, grade=0, version="new")
+        assert created and shown.pk is None and shown.grade == 0
+        repeat.refresh_from_db()
+        answer = RepeatAnswer.objects.get(assignment=repeat)
+        assert 0 <= answer.seconds_spent <= (repeat.finished_at - repeat.leased_at).total_seconds()
+        first = Judgment.objects.get(task=task, annotator=user)
+        results.append(
+            (
+                (repeat.status, answer.grade, answer.verdict, first.grade, first.comment),
+                len(statements(context)),
+            )
+        )
+    (fast_rows, fast_count), (general_rows, general_count) = results
+    assert fast_rows == general_rows == (Assignment.Status.SUBMITTED, 0, "", 3, "first")
+    assert fast_count == 1 < general_count
+
+
+def test_a_repeats_verdict_is_relative_to_its_swapped_sides(bundle_data, make_user):
+    campaign = campaign_import(bundle=parse_bundle(bundle_data, "small.json"))
+    campaign.task_order = "side_by_side_first"
+    user = make_user("ann", "annotator")
+    lease = task_next(annotator=user, campaign=campaign)
+    task = lease.side_by_side_task
+    preference_submit(annotator=user, task=task, side="left")
+    repeat = repeat_of(lease)
+    with CaptureQueriesContext(connection) as context:
+        shown, created = preference_submit(annotator=user, task=task, side="right")
+    assert len(statements(context)) == 1, statements(context)
+    first = Preference.objects.get(task=task, annotator=user)
+    assert created and shown.verdict == first.verdict  # the same list chosen on the other side
+    assert RepeatAnswer.objects.get(assignment=repeat).verdict == first.verdict
+
+
+def test_a_repeat_is_leased_in_one_statement_by_the_general_paths_rule(campaign, make_user, monkeypatch):
+    user = make_user("ann", "annotator")
+    answered = []
+    for _ in range(REPEAT_GAP + 2):
+        lease = relevance_lease(user, campaign)
+        judgment_submit(annotator=user, task=lease.relevance_task, grade=1)
+        answered.append(lease.relevance_task_id)
+    campaign.repeat_rate = 0.5
+    monkeypatch.setattr(random, "random", lambda: 0.0)  # a repeat drawn; the latest candidate picked
+    for expected in reversed(answered[:2]):
+        with CaptureQueriesContext(connection) as context:
+            repeat = task_next(annotator=user, campaign=campaign)
+        assert repeat.repeat and repeat.relevance_task_id == expected
+        assert [sql for sql in statements(context) if "annotation_assignment" in sql and "mine" in sql]
+        assert len(statements(context)) == 2, statements(context)  # the annotator's lock, the repeat
+        judgment_submit(annotator=user, task=repeat.relevance_task, grade=2)
+    with CaptureQueriesContext(connection) as context:
+        assert not task_next(annotator=user, campaign=campaign).repeat  # none left beyond the last three
+    assert len(statements(context)) == 3, statements(context)  # and a new lease
+
+
+def _label_round_trip(path: str, client, campaign, assignment_id: int) -> tuple[int, int]:
+    """A relevance label of the annotator's task with their next task, on `path`: its statements, and the
+    next task's id."""
+    with CaptureQueriesContext(connection) as context:
+        if path == "web":
+            url = reverse("annotation:task", args=[campaign.pk, assignment_id])
+            response = client.post(url, {"grade": "1"}, headers={"X-Workbench": "next"})
+            assert response.status_code == 200
+            next_id = response.context["task"].assignment_id
+        else:
+            url = f"/api/tasks/{assignment_id}/judgment/" + ("?next=true" if path == "api" else "")
+            response = client.post(url, {"grade": 1}, "application/json")
+            assert response.status_code == 201
+            if path == "api":
+                next_id = response.json()["next"]["id"]
+            else:
+                next_id = client.post(f"/api/campaigns/{campaign.pk}/next-task/").json()["id"]
+    return len(statements(context)), next_id
+
+
+# The statements of a relevance label with the next task: the assignment, the label; the annotator's lock,
+# the lease, the task page; in two requests the campaign too; without Redis the session and the signed-in
+# user (web) or the token's user (per API request).
+ROUND_TRIP_STATEMENTS = {
+    ("web", True): 5,
+    ("api", True): 5,
+    ("api in two", True): 6,
+    ("web", False): 7,
+    ("api", False): 6,
+    ("api in two", False): 8,
+}
+
+
+@pytest.mark.parametrize(("path", "cached"), list(ROUND_TRIP_STATEMENTS))
+def test_a_label_with_the_next_task_and_a_repeat_take_the_same_statements(
+    path, cached, client, campaign, make_user, settings, monkeypatch
+):
+    if cached:  # as with REDIS_URL: sessions, signed-in users and tokens' users in the cache
+        settings.API_TOKEN_CACHE_SECONDS = 60
+        settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+        settings.SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+    cache.clear()
+    user = make_user("ann", "annotator")
+    if path == "web":
+        client.force_login(user)
+    else:
+        client = Client(headers={"Authorization": f"Token {token_get_or_create(user=user).key}"})
+    current = relevance_lease(user, campaign).pk
+    page = (
+        reverse("annotation:task", args=[campaign.pk, current]) if path == "web" else f"/api/tasks/{current}/"
+    )
+    assert client.get(page).status_code == 200  # the session or token read, into the cache if any
+    for _ in range(REPEAT_GAP + 1):
+        count, current = _label_round_trip(path, client, campaign, current)
+        assert count == ROUND_TRIP_STATEMENTS[path, cached]
+    Campaign.objects.filter(pk=campaign.pk).update(repeat_rate=0.5)
+    with monkeypatch.context() as drawn:
+        drawn.setattr(random, "random", lambda: 0.0)  # the next hand-out draws a repeat
+        count, current = _label_round_trip(path, client, campaign, current)
+    assert Assignment.objects.get(pk=current).repeat
+    assert count == ROUND_TRIP_STATEMENTS[path, cached]
+    monkeypatch.setattr(random, "random", lambda: 0.9)  # none drawn
+    count, current = _label_round_trip(path, client, campaign, current)  # the repeat's answer
+    assert RepeatAnswer.objects.filter(assignment__annotator=user).count() == 1
+    assert count == ROUND_TRIP_STATEMENTS[path, cached]
