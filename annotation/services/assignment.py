@@ -12,7 +12,9 @@ an open slot is a column comparison rather than a count over its labels and leas
 are given back by `leases_expire` at the start of every hand-out.
 """
 
+import functools
 import random
+from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
@@ -24,11 +26,13 @@ from django.utils.translation import gettext as _
 
 from annotation.errors import TaskError, TaskErrorCode
 from annotation.models import SHUFFLE_KEYS, Assignment, Campaign, SkipReason, TaskOrder
+from annotation.roles import can_review
 from annotation.selectors.workbench import row_count, task_candidates
 from annotation.services import round_trip
 from annotation.services.locks import task_lock
 from annotation.services.read_only import campaign_writable_check
 from annotation.task_kinds import RELEVANCE, SIDE_BY_SIDE, TASK_KINDS, TaskKind, assignment_task, task_kind
+from plumbing import rows
 
 # A fresh statement after the lock sees leases committed meanwhile; a few rounds cover those races.
 LEASE_ATTEMPTS = 5
@@ -43,13 +47,32 @@ def task_next(*, annotator, campaign: Campaign) -> Assignment | None:
     """
     member_check(annotator=annotator, campaign=campaign)
     now = timezone.now()
-    archived, is_excluded, any_expired = _annotator_lock(annotator=annotator, campaign=campaign, now=now)
-    campaign_writable_check(campaign=campaign, archived=archived)  # as committed now
-    if is_excluded:
+    locked = _annotator_lock(annotator=annotator, campaign_id=campaign.pk, now=now)
+    return _hand_out(annotator=annotator, campaign=campaign, locked=locked, now=now)
+
+
+@transaction.atomic
+def task_next_in(*, annotator, campaign_id: int) -> Assignment | None:
+    """`task_next` in the campaign named by its id (the API's next-task), the campaign read with the
+    annotator's lock: a statement less. Raises Campaign.DoesNotExist for one they may not see
+    (`selectors.campaigns.campaign_list`: open to them, or any for reviewers; archived ones too)."""
+    now = timezone.now()
+    locked = _annotator_lock(annotator=annotator, campaign_id=campaign_id, now=now)
+    campaign = locked.campaign
+    if campaign is None or not (campaign.open_to_all or locked.member or can_review(annotator)):
+        raise Campaign.DoesNotExist
+    member_check(annotator=annotator, campaign=campaign, member=locked.member)
+    return _hand_out(annotator=annotator, campaign=campaign, locked=locked, now=now)
+
+
+def _hand_out(*, annotator, campaign: Campaign, locked: "_Locked", now) -> Assignment | None:
+    """`task_next` under the annotator's lock."""
+    campaign_writable_check(campaign=campaign, archived=locked.archived)  # as committed now
+    if locked.excluded:
         raise TaskError(
             TaskErrorCode.EXCLUDED, _("Your labels in this campaign are no longer used; ask its manager.")
         )
-    if any_expired:
+    if locked.expired:
         leases_expire(now=now)
     kinds = _kinds_in_order(campaign)
     repeat_drawn = campaign.repeat_rate and random.random() < campaign.repeat_rate
@@ -95,27 +118,50 @@ def task_next(*, annotator, campaign: Campaign) -> Assignment | None:
 # Plain SQL: asked on every hand-out, and the ORM's building of it cost more than running it. The campaign
 # is locked before the annotator (`services/locks.py`: the clauses' order is the order of the locks).
 _ANNOTATOR_LOCK = """
-SELECT c.archived_at IS NOT NULL,
+SELECT {campaign},
+       EXISTS (SELECT 1 FROM annotation_campaign_members WHERE campaign_id = c.id AND user_id = u.id),
        EXISTS (SELECT 1 FROM annotation_annotatorexclusion
-               WHERE annotator_id = %(annotator)s AND campaign_id = %(campaign)s AND reinstated_at IS NULL),
+               WHERE annotator_id = u.id AND campaign_id = c.id AND reinstated_at IS NULL),
        EXISTS (SELECT 1 FROM annotation_assignment WHERE status = 'leased' AND expires_at <= %(now)s)
 FROM annotation_campaign c, {user_table} u WHERE c.id = %(campaign)s AND u.id = %(annotator)s {lock}
 """
 
 
-def _annotator_lock(*, annotator, campaign: Campaign, now) -> tuple[bool, bool, bool]:
+@functools.cache
+def _annotator_lock_sql(locks: bool) -> str:
+    lock = "FOR KEY SHARE OF c FOR NO KEY UPDATE OF u" if locks else ""
+    return _ANNOTATOR_LOCK.format(
+        campaign=rows.select_list(Campaign, "c"), user_table=get_user_model()._meta.db_table, lock=lock
+    )
+
+
+@dataclass(frozen=True)
+class _Locked:
+    campaign: Campaign | None  # as committed now; None: no such campaign
+    member: bool
+    excluded: bool  # a manager excluded their labels in it
+    expired: bool  # a lease anywhere ran out: `leases_expire` has work
+
+    @property
+    def archived(self) -> bool:
+        return self.campaign is not None and self.campaign.archived_at is not None
+
+
+def _annotator_lock(*, annotator, campaign_id: int, now) -> _Locked:
     """Lock the campaign (shared) and the annotator's row: one annotator's parallel requests (two tabs) queue
-    here instead of taking two leases. Says whether the campaign is archived as committed now, whether a
-    manager excluded their labels in it, and whether any lease anywhere ran out (then `leases_expire` has
-    work)."""
-    lock = "FOR KEY SHARE OF c FOR NO KEY UPDATE OF u" if connection.features.has_select_for_update else ""
+    here instead of taking two leases. Reads the campaign as committed now, and whether they are a member,
+    excluded, and whether any lease anywhere ran out."""
     with connection.cursor() as cursor:
         cursor.execute(
-            _ANNOTATOR_LOCK.format(user_table=get_user_model()._meta.db_table, lock=lock),
-            {"annotator": annotator.pk, "campaign": campaign.pk, "now": now},
+            _annotator_lock_sql(connection.features.has_select_for_update),
+            {"annotator": annotator.pk, "campaign": campaign_id, "now": now},
         )
-        archived, excluded, expired = cursor.fetchone()
-    return bool(archived), bool(excluded), bool(expired)
+        row = cursor.fetchone()
+    if row is None:
+        return _Locked(campaign=None, member=False, excluded=False, expired=False)
+    campaign, end = rows.instance_at(Campaign, row)
+    member, excluded, expired = row[end:]
+    return _Locked(campaign=campaign, member=bool(member), excluded=bool(excluded), expired=bool(expired))
 
 
 REPEAT_GAP = 3  # a repeat is never one of the annotator's last three answers: not back to back
@@ -182,10 +228,13 @@ def _kinds_in_order(campaign: Campaign) -> list[TaskKind]:
     return [RELEVANCE, SIDE_BY_SIDE]
 
 
-def member_check(*, annotator, campaign: Campaign) -> None:
-    """Refuse an archived campaign, and an annotator who may not work on it (not open to all nor a member)."""
+def member_check(*, annotator, campaign: Campaign, member: bool | None = None) -> None:
+    """Refuse an archived campaign, and an annotator who may not work on it (not open to all nor a member;
+    `member` when the caller read it)."""
     campaign_writable_check(campaign=campaign)
-    if not campaign.open_to_all and not campaign.members.filter(pk=annotator.pk).exists():
+    if campaign.open_to_all:
+        return
+    if not (campaign.members.filter(pk=annotator.pk).exists() if member is None else member):
         raise TaskError(TaskErrorCode.NOT_MEMBER, _("You are not a member of this campaign."))
 
 
@@ -401,9 +450,9 @@ def skip_undo(*, annotator, assignment: Assignment) -> Assignment:
     own = _own_assignment(annotator=annotator, assignment=assignment)
     member_check(annotator=annotator, campaign=own.campaign)
     now = timezone.now()
-    archived, is_excluded, _leased = _annotator_lock(annotator=annotator, campaign=own.campaign, now=now)
-    campaign_writable_check(campaign=own.campaign, archived=archived)
-    if is_excluded:
+    locked = _annotator_lock(annotator=annotator, campaign_id=own.campaign_id, now=now)
+    campaign_writable_check(campaign=own.campaign, archived=locked.archived)
+    if locked.excluded:
         raise TaskError(
             TaskErrorCode.EXCLUDED, _("Your labels in this campaign are no longer used; ask its manager.")
         )

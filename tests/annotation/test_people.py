@@ -109,6 +109,11 @@ def test_the_api_hides_closed_campaigns_from_outsiders(client, campaign, make_us
     reviewer = make_user("rita", "reviewer")
     headers = {"HTTP_AUTHORIZATION": f"Token {Token.objects.create(user=reviewer).key}"}
     assert [c["id"] for c in client.get("/api/campaigns/", **headers).json()["results"]] == [campaign.pk]
+    annotating = make_user("ria", "reviewer", "annotator")  # sees it, but is no member: told why
+    headers = {"HTTP_AUTHORIZATION": f"Token {Token.objects.create(user=annotating).key}"}
+    refused = client.post(f"/api/campaigns/{campaign.pk}/next-task/", **headers)
+    assert refused.status_code == 403 and refused.json()["code"] == "not_member"
+    assert client.post("/api/campaigns/999999/next-task/", **headers).status_code == 404
 
 
 def test_a_removed_member_cannot_answer_a_task_they_hold(campaign, make_user):

@@ -295,7 +295,10 @@ WALKS: dict[str, tuple[set[str], Callable[[SimpleNamespace], None]]] = {
         api("bo", lambda w: f"/api/tasks/{held(w)}/judgment/?next=true", {"grade": 2}),
     ),
     "api_skip": ({"assignment.task_skip"}, api("bo", lambda w: f"/api/tasks/{held(w)}/skip/", SKIP)),
-    "api_next_task": (NEXT, api("ann", campaign_api("next-task/"))),
+    "api_next_task": (
+        {"assignment.task_next_in", "assignment.member_check"},
+        api("ann", campaign_api("next-task/")),
+    ),
     "page_grade_change": (
         GRADE,
         page("ann", task_url("task", earlier("relevance")), {"grade": "3"}, **NEXT_HEADER),

@@ -19,11 +19,10 @@ from annotation.api.serializers import (
     SkipRequestSerializer,
     TaskSerializer,
 )
-from annotation.api.views.campaigns import campaign_or_404
 from annotation.errors import TaskError
-from annotation.models import Assignment
+from annotation.models import Assignment, Campaign
 from annotation.selectors.workbench import TaskView, assignment_list, assignment_of, task_view
-from annotation.services.assignment import task_next, task_skip
+from annotation.services.assignment import task_next, task_next_in, task_skip
 from annotation.services.labels import label_submit
 from annotation.task_kinds import KIND_NAMES, assignment_task
 
@@ -62,9 +61,10 @@ class NextTaskView(APIView):
         "TASK_LEASE_MINUTES), else 204. Which kind comes first follows the campaign's `task_order`.",
     )
     def post(self, request, campaign_id: int):
-        assignment = task_next(
-            annotator=request.user, campaign=campaign_or_404(campaign_id, viewer=request.user, archived=True)
-        )
+        try:
+            assignment = task_next_in(annotator=request.user, campaign_id=campaign_id)
+        except Campaign.DoesNotExist:
+            raise Http404("No such campaign.") from None
         if assignment is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
         return Response(TaskSerializer(task_view(assignment=assignment)).data)
