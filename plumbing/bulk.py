@@ -1,6 +1,7 @@
 """Writing many rows at once: PostgreSQL's COPY, batched bulk_create elsewhere (SQLite).
 
-Callers run inside their own transaction: COPY is part of it, so a failed import leaves nothing behind.
+Callers run inside their own transaction: COPY is part of it, so a failed import leaves nothing behind. A
+COPY's errors are Django's (`IntegrityError`...), as the ORM's are.
 Rows are plain tuples, never model instances: a million Django objects cost a hundred times the COPY.
 """
 
@@ -53,7 +54,11 @@ def rows_insert(model, fields: list[str], rows: Iterable[tuple], types: list[str
     statement = _copy_statement(model, fields, binary=types is not None)
     # A JSON field's value is given as Python data, as the ORM takes it; COPY needs it wrapped.
     json_at = [i for i, name in enumerate(fields) if isinstance(model._meta.get_field(name), JSONField)]
-    with connection.cursor() as cursor, cursor.cursor.copy(statement) as copy:
+    with (
+        connection.cursor() as cursor,
+        connection.wrap_database_errors,
+        cursor.cursor.copy(statement) as copy,
+    ):
         if types is not None:
             copy.set_types(types)
         for row in rows:
@@ -114,6 +119,7 @@ def integer_rows_insert(
     )
     with (
         connection.cursor() as cursor,
+        connection.wrap_database_errors,
         cursor.cursor.copy(_copy_statement(model, fields, binary=True)) as copy,
     ):
         copy.write(_BINARY_HEADER)

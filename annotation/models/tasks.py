@@ -32,7 +32,8 @@ class RelevanceTask(HandedOutTask):
 
     # The indexes below start with campaign and with query: no index of their own. On PostgreSQL the keys are
     # two composite ones, (campaign, query) and (campaign, document), not three (migration 0027): a task's
-    # query and document are in its campaign, and an import's COMMIT checks two keys a task, not three.
+    # query and document are in its campaign. Triggers check them once a statement, not once a row
+    # (migration 0028, plumbing/statement_keys.py): an import's COPY of its tasks is one check, not two each.
     campaign = models.ForeignKey(
         Campaign,
         on_delete=models.CASCADE,

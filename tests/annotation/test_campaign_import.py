@@ -2,6 +2,7 @@ import gzip
 import io
 import json
 
+import numpy as np
 import pytest
 from django.core.management import CommandError, call_command
 from django.db import IntegrityError, connection, transaction
@@ -21,6 +22,7 @@ from annotation.models import (
     SideBySideTask,
 )
 from annotation.services.campaigns import campaign_import, campaign_pool_tasks
+from plumbing.bulk import integer_rows_insert
 from tests.factories import gzip_bomb, peak_memory, ranked_ids
 
 
@@ -240,15 +242,54 @@ def test_database_refuses_a_relevance_task_outside_its_campaign(campaign, bundle
         "document": {"document": other.documents.get(external_id=task.document.external_id)},
         "campaign": {"campaign": other},  # its query and document stay in the first campaign
     }[foreign]
-    # The keys are deferred to COMMIT; checking them at once is what COMMIT does.
-    with pytest.raises(IntegrityError), transaction.atomic():
+    # The keys are checked per statement (migration 0028), by the statement that breaks them.
+    with pytest.raises(IntegrityError, match="_in_campaign"), transaction.atomic():
         RelevanceTask.objects.filter(pk=task.pk).update(**moved)
-        connection.check_constraints()
-    with pytest.raises(IntegrityError), transaction.atomic():
+    with pytest.raises(IntegrityError, match="_in_campaign"), transaction.atomic():
         RelevanceTask.objects.create(
             campaign=campaign, query=other.queries.first(), document=campaign.documents.last()
         )
-        connection.check_constraints()
+
+
+@pytest.mark.postgres
+def test_database_refuses_tasks_copied_outside_their_campaign_and_their_parents_gone(campaign, bundle_data):
+    if connection.vendor != "postgresql":
+        pytest.skip("needs PostgreSQL (DATABASE_URL=postgres://...): SQLite keeps no composite key")
+    bundle_data["name"] = "other"
+    other = campaign_import(bundle=parse_bundle(bundle_data, "small.json"))
+    task = RelevanceTask.objects.filter(campaign=campaign).first()
+    query, document = task.query_id, other.documents.first().pk
+    # One row of a COPY that names another campaign's document refuses the whole COPY.
+    good = RelevanceTask.objects.filter(campaign=campaign).exclude(pk=task.pk).first()
+    with pytest.raises(IntegrityError, match="relevance_task_document_in_campaign"), transaction.atomic():
+        RelevanceTask.objects.filter(pk__in=[task.pk, good.pk]).delete()
+        integer_rows_insert(
+            RelevanceTask,
+            {
+                "campaign_id": np.array([campaign.pk, campaign.pk]),
+                "query_id": np.array([good.query_id, query]),
+                "document_id": np.array([good.document_id, document]),
+                "slots_spent": np.zeros(2, dtype=np.int64),
+                "shuffle_key": np.zeros(2, dtype=np.int64),
+            },
+        )
+    # A query or document that tasks name cannot go, nor leave their campaign, while they stay.
+    with pytest.raises(IntegrityError, match="relevance_task_query_in_campaign"), transaction.atomic():
+        Query.objects.filter(pk=query)._raw_delete(Query.objects.db)
+    with pytest.raises(IntegrityError, match="relevance_task_document_in_campaign"), transaction.atomic():
+        Document.objects.filter(pk=task.document_id).update(campaign=other, external_id="moved")
+    campaign.delete()  # Django deletes the tasks first
+    assert not RelevanceTask.objects.filter(campaign_id=campaign.pk).exists()
+
+
+@pytest.mark.postgres
+def test_database_refuses_truncating_what_tasks_name(transactional_db, bundle_data):
+    if connection.vendor != "postgresql":
+        pytest.skip("needs PostgreSQL (DATABASE_URL=postgres://...): SQLite keeps no composite key")
+    campaign_import(bundle=parse_bundle(bundle_data, "small.json"))
+    # (A TRUNCATE of every table at once, as the tests' flush does, passes: the tasks go too.)
+    with pytest.raises(IntegrityError, match="_in_campaign"), transaction.atomic():
+        connection.cursor().execute("TRUNCATE annotation_query, annotation_document CASCADE")
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,104 @@
+"""PostgreSQL: a foreign key checked once a statement, by triggers, where a real one would check each row.
+
+A foreign key runs one query per row written (at COMMIT when deferred): for the hundreds of thousands of rows
+an import writes by COPY, most of its COMMIT. These triggers keep the same rule with one join per statement:
+- rows written (INSERT, COPY): the parents they name are locked `FOR KEY SHARE`, as a key's check locks them,
+  so none goes before COMMIT; a row whose parent does not exist refuses the statement;
+- a row's key changed (UPDATE): the same, for that row; an update that leaves the key alone costs nothing;
+- parents deleted, truncated, or their key changed: refused while a row still names them.
+Unlike a deferred key, the check is at the statement's end, not at COMMIT: parents are written first and
+deleted last (Django's deletion does both). A deleting transaction sees rows committed while it waited for
+their parents' lock only under READ COMMITTED, the project's isolation level (Django's default).
+Errors are `foreign_key_violation`, as a key's: Django raises `IntegrityError`."""
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Key:
+    name: str  # the constraint's name, said in its errors
+    child: str
+    columns: list[str]
+    parent: str
+    parent_columns: list[str]
+
+
+def _matches(key: Key, child: str, parent: str) -> str:
+    return " AND ".join(
+        f"{parent}.{p} = {child}.{c}" for c, p in zip(key.columns, key.parent_columns, strict=True)
+    )
+
+
+def _refuse(key: Key, table: str, what: str) -> str:
+    return (
+        f'RAISE foreign_key_violation USING MESSAGE = \'{what} on table "{table}" violates foreign key '
+        f"constraint \"{key.name}\"', TABLE = '{table}', CONSTRAINT = '{key.name}';"
+    )
+
+
+def _changed(columns: list[str]) -> str:
+    return " OR ".join(f"OLD.{column} IS DISTINCT FROM NEW.{column}" for column in columns)
+
+
+def triggers_create(key: Key) -> list[str]:
+    """The statements that create `key`'s functions and triggers."""
+    columns, parent_columns = ", ".join(key.columns), ", ".join(key.parent_columns)
+    added = (
+        f"PERFORM FROM {key.parent} p WHERE ({parent_columns}) IN (SELECT {columns} FROM new)"
+        " FOR KEY SHARE OF p;\n"
+        f"IF EXISTS (SELECT FROM new n WHERE NOT EXISTS (SELECT FROM {key.parent} p"
+        f" WHERE {_matches(key, 'n', 'p')})) THEN\n"
+        f"{_refuse(key, key.child, 'insert')}\nEND IF;"
+    )
+    changed = (
+        f"PERFORM FROM {key.parent} p WHERE {_matches(key, 'NEW', 'p')} FOR KEY SHARE OF p;\n"
+        f"IF NOT FOUND THEN\n{_refuse(key, key.child, 'update')}\nEND IF;"
+    )
+    gone = (
+        f"IF EXISTS (SELECT FROM old o JOIN {key.child} c ON {_matches(key, 'c', 'o')}) THEN\n"
+        f"{_refuse(key, key.parent, 'delete')}\nEND IF;"
+    )
+    moved = (
+        f"IF EXISTS (SELECT FROM {key.child} c WHERE {_matches(key, 'c', 'OLD')}) THEN\n"
+        f"{_refuse(key, key.parent, 'update')}\nEND IF;"
+    )
+    emptied = f"IF EXISTS (SELECT FROM {key.child}) THEN\n{_refuse(key, key.parent, 'truncate')}\nEND IF;"
+    triggers = {  # the event's name: when it fires, what it runs
+        "added": (f"INSERT ON {key.child} REFERENCING NEW TABLE AS new FOR EACH STATEMENT", added),
+        "changed": (
+            f"UPDATE OF {columns} ON {key.child} FOR EACH ROW WHEN ({_changed(key.columns)})",
+            changed,
+        ),
+        "gone": (f"DELETE ON {key.parent} REFERENCING OLD TABLE AS old FOR EACH STATEMENT", gone),
+        "moved": (
+            f"UPDATE OF {parent_columns} ON {key.parent} FOR EACH ROW WHEN ({_changed(key.parent_columns)})",
+            moved,
+        ),
+        # After a TRUNCATE of several tables, each is empty: a child truncated with its parent passes.
+        "emptied": (f"TRUNCATE ON {key.parent} FOR EACH STATEMENT", emptied),
+    }
+    statements = []
+    for event, (when, body) in triggers.items():
+        name = f"{key.name}_{event}"
+        statements += [
+            f"CREATE FUNCTION {name}() RETURNS trigger LANGUAGE plpgsql AS $$\n"
+            f"BEGIN\n{body}\nRETURN NULL;\nEND $$",
+            f"CREATE TRIGGER {name} AFTER {when} EXECUTE FUNCTION {name}()",
+        ]
+    return statements
+
+
+def triggers_drop(key: Key) -> list[str]:
+    """The statements that drop what `triggers_create` made (dropping a function drops its trigger)."""
+    return [
+        f"DROP FUNCTION {key.name}_{event}() CASCADE"
+        for event in ("added", "changed", "gone", "moved", "emptied")
+    ]
+
+
+def foreign_key_add(key: Key) -> str:
+    """The real foreign key the triggers stand for (deferred to COMMIT, as Django makes them)."""
+    return (
+        f"ALTER TABLE {key.child} ADD CONSTRAINT {key.name} FOREIGN KEY ({', '.join(key.columns)})"
+        f" REFERENCES {key.parent} ({', '.join(key.parent_columns)}) DEFERRABLE INITIALLY DEFERRED"
+    )
