@@ -102,3 +102,26 @@ def foreign_key_add(key: Key) -> str:
         f"ALTER TABLE {key.child} ADD CONSTRAINT {key.name} FOREIGN KEY ({', '.join(key.columns)})"
         f" REFERENCES {key.parent} ({', '.join(key.parent_columns)}) DEFERRABLE INITIALLY DEFERRED"
     )
+
+
+def foreign_key_to_triggers(schema_editor, key: Key) -> None:
+    """Replace the foreign key Django made on `key.columns` (its name is Django's hash) by `key`'s triggers.
+    Django's state keeps the key: SQLite, which has no such triggers, keeps the real one."""
+    with schema_editor.connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT c.conname FROM pg_constraint c WHERE c.contype = 'f' AND c.conrelid = %s::regclass"
+            " AND (SELECT array_agg(a.attname::text ORDER BY k.i) FROM unnest(c.conkey) WITH ORDINALITY"
+            " k(attnum, i) JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.attnum) = %s",
+            [key.child, key.columns],
+        )
+        (name,) = cursor.fetchone()
+    schema_editor.execute(f'ALTER TABLE {key.child} DROP CONSTRAINT "{name}"')
+    for statement in triggers_create(key):
+        schema_editor.execute(statement)
+
+
+def triggers_to_foreign_key(schema_editor, key: Key) -> None:
+    """Undo `foreign_key_to_triggers` (the key's name is then `key.name`)."""
+    for statement in triggers_drop(key):
+        schema_editor.execute(statement)
+    schema_editor.execute(foreign_key_add(key))

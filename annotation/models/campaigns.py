@@ -235,7 +235,9 @@ class Query(models.Model):
 
 
 class Document(models.Model):
-    # The (campaign, external_id) constraint's index serves lookups by campaign: no index of its own.
+    # The (campaign, external_id) constraint's index serves lookups by campaign: no index of its own. On
+    # PostgreSQL this key, and the keys of queries, lists and side-by-side tasks, are checked by triggers
+    # once a statement, not once a row at COMMIT (migration 0029, plumbing/statement_keys.py).
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="documents", db_index=False)
     external_id = models.CharField(max_length=200)
     title = models.TextField(blank=True)

@@ -22,7 +22,7 @@ from annotation.models import (
     SideBySideTask,
 )
 from annotation.services.campaigns import campaign_import, campaign_pool_tasks
-from plumbing.bulk import integer_rows_insert
+from plumbing.bulk import integer_rows_insert, rows_insert
 from tests.factories import gzip_bomb, peak_memory, ranked_ids
 
 
@@ -274,7 +274,7 @@ def test_database_refuses_tasks_copied_outside_their_campaign_and_their_parents_
             },
         )
     # A query or document that tasks name cannot go, nor leave their campaign, while they stay.
-    with pytest.raises(IntegrityError, match="relevance_task_query_in_campaign"), transaction.atomic():
+    with pytest.raises(IntegrityError, match="violates foreign key constraint"), transaction.atomic():
         Query.objects.filter(pk=query)._raw_delete(Query.objects.db)
     with pytest.raises(IntegrityError, match="relevance_task_document_in_campaign"), transaction.atomic():
         Document.objects.filter(pk=task.document_id).update(campaign=other, external_id="moved")
@@ -283,12 +283,46 @@ def test_database_refuses_tasks_copied_outside_their_campaign_and_their_parents_
 
 
 @pytest.mark.postgres
+def test_database_refuses_an_imported_row_whose_parent_is_missing_or_goes(campaign):
+    if connection.vendor != "postgresql":
+        pytest.skip("needs PostgreSQL (DATABASE_URL=postgres://...): the keys' triggers (migration 0029)")
+    query, model = campaign.queries.first(), campaign.models.first()
+    missing = 10**9
+    # Written by COPY, as an import writes them: one check a statement (migration 0029).
+    refused = [
+        (
+            "document_campaign",
+            Document,
+            ["campaign_id", "external_id", "title", "url", "body"],
+            (missing, "new", "", "", ""),
+        ),
+        (
+            "query_campaign",
+            Query,
+            ["campaign_id", "external_id", "text", "description", "segment", "weight"],
+            (missing, "new", "", "", "", 1.0),
+        ),
+        ("ranking_model", Ranking, ["model_id", "query_id", "documents"], (missing, query.pk, b"")),
+        ("ranking_query", Ranking, ["model_id", "query_id", "documents"], (model.pk, missing, b"")),
+    ]
+    for name, model_class, fields, row in refused:
+        with pytest.raises(IntegrityError, match=name), transaction.atomic():
+            rows_insert(model_class, fields, [row])
+    with pytest.raises(IntegrityError, match="side_by_side_task_model"), transaction.atomic():
+        SideBySideTask.objects.create(campaign=campaign, query=query, experimental_model_id=missing)
+    with pytest.raises(IntegrityError, match="_campaign"), transaction.atomic():
+        Campaign.objects.filter(pk=campaign.pk)._raw_delete(Campaign.objects.db)
+    with pytest.raises(IntegrityError, match="ranking_query"), transaction.atomic():
+        Query.objects.filter(pk=query.pk).update(id=missing)
+
+
+@pytest.mark.postgres
 def test_database_refuses_truncating_what_tasks_name(transactional_db, bundle_data):
     if connection.vendor != "postgresql":
         pytest.skip("needs PostgreSQL (DATABASE_URL=postgres://...): SQLite keeps no composite key")
     campaign_import(bundle=parse_bundle(bundle_data, "small.json"))
     # (A TRUNCATE of every table at once, as the tests' flush does, passes: the tasks go too.)
-    with pytest.raises(IntegrityError, match="_in_campaign"), transaction.atomic():
+    with pytest.raises(IntegrityError, match="violates foreign key constraint"), transaction.atomic():
         connection.cursor().execute("TRUNCATE annotation_query, annotation_document CASCADE")
 
 
