@@ -40,14 +40,16 @@ def _changed(columns: list[str]) -> str:
     return " OR ".join(f"OLD.{column} IS DISTINCT FROM NEW.{column}" for column in columns)
 
 
-def triggers_create(key: Key) -> list[str]:
-    """The statements that create `key`'s functions and triggers."""
+def _triggers(key: Key) -> dict[str, tuple[str, str]]:
+    """Each trigger's name: when it fires, what its function runs."""
     columns, parent_columns = ", ".join(key.columns), ", ".join(key.parent_columns)
+    # One pass over the rows: their distinct keys, the parents locked by them, and fewer parents than keys
+    # means a key with none.
     added = (
-        f"PERFORM FROM {key.parent} p WHERE ({parent_columns}) IN (SELECT {columns} FROM new)"
-        " FOR KEY SHARE OF p;\n"
-        f"IF EXISTS (SELECT FROM new n WHERE NOT EXISTS (SELECT FROM {key.parent} p"
-        f" WHERE {_matches(key, 'n', 'p')})) THEN\n"
+        f"IF (WITH keys AS MATERIALIZED (SELECT DISTINCT {columns} FROM new),\n"
+        f"locked AS (SELECT FROM {key.parent} p JOIN keys k ON {_matches(key, 'k', 'p')}"
+        " FOR KEY SHARE OF p)\n"
+        "SELECT (SELECT count(*) FROM keys) > (SELECT count(*) FROM locked)) THEN\n"
         f"{_refuse(key, key.child, 'insert')}\nEND IF;"
     )
     changed = (
@@ -63,7 +65,7 @@ def triggers_create(key: Key) -> list[str]:
         f"{_refuse(key, key.parent, 'update')}\nEND IF;"
     )
     emptied = f"IF EXISTS (SELECT FROM {key.child}) THEN\n{_refuse(key, key.parent, 'truncate')}\nEND IF;"
-    triggers = {  # the event's name: when it fires, what it runs
+    triggers = {
         "added": (f"INSERT ON {key.child} REFERENCING NEW TABLE AS new FOR EACH STATEMENT", added),
         "changed": (
             f"UPDATE OF {columns} ON {key.child} FOR EACH ROW WHEN ({_changed(key.columns)})",
@@ -77,23 +79,32 @@ def triggers_create(key: Key) -> list[str]:
         # After a TRUNCATE of several tables, each is empty: a child truncated with its parent passes.
         "emptied": (f"TRUNCATE ON {key.parent} FOR EACH STATEMENT", emptied),
     }
+    return {f"{key.name}_{event}": (when, body) for event, (when, body) in triggers.items()}
+
+
+def _function(name: str, body: str) -> str:
+    return (
+        f"CREATE OR REPLACE FUNCTION {name}() RETURNS trigger LANGUAGE plpgsql AS $$\n"
+        f"BEGIN\n{body}\nRETURN NULL;\nEND $$"
+    )
+
+
+def triggers_create(key: Key) -> list[str]:
+    """The statements that create `key`'s functions and triggers."""
     statements = []
-    for event, (when, body) in triggers.items():
-        name = f"{key.name}_{event}"
-        statements += [
-            f"CREATE FUNCTION {name}() RETURNS trigger LANGUAGE plpgsql AS $$\n"
-            f"BEGIN\n{body}\nRETURN NULL;\nEND $$",
-            f"CREATE TRIGGER {name} AFTER {when} EXECUTE FUNCTION {name}()",
-        ]
+    for name, (when, body) in _triggers(key).items():
+        statements += [_function(name, body), f"CREATE TRIGGER {name} AFTER {when} EXECUTE FUNCTION {name}()"]
     return statements
+
+
+def functions_replace(key: Key) -> list[str]:
+    """The statements that make `key`'s triggers run what this module says now."""
+    return [_function(name, body) for name, (_, body) in _triggers(key).items()]
 
 
 def triggers_drop(key: Key) -> list[str]:
     """The statements that drop what `triggers_create` made (dropping a function drops its trigger)."""
-    return [
-        f"DROP FUNCTION {key.name}_{event}() CASCADE"
-        for event in ("added", "changed", "gone", "moved", "emptied")
-    ]
+    return [f"DROP FUNCTION {name}() CASCADE" for name in _triggers(key)]
 
 
 def foreign_key_add(key: Key) -> str:
