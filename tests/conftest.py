@@ -1,10 +1,14 @@
-"""Shared fixtures: campaigns built through the real import service, users in their real groups."""
+"""Shared fixtures: campaigns built through the real import service, users in their real groups, the cache
+in Redis for tests that need it (TEST_REDIS_URL)."""
 
 import copy
+import os
+import socket
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
+from django.core.cache import caches
 from django.utils import translation
 
 from annotation.bundle import parse_bundle
@@ -39,3 +43,26 @@ def make_user(db):
         return user
 
     return make
+
+
+REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
+
+
+def redis_reachable() -> bool:
+    host, port = REDIS_URL.split("//")[1].split("/")[0].split(":")
+    try:
+        socket.create_connection((host, int(port)), timeout=1).close()
+        return True
+    except OSError:
+        return False
+
+
+@pytest.fixture
+def redis_cache(settings):
+    """The default cache in Redis at TEST_REDIS_URL, emptied before and after; skips without Redis."""
+    if not redis_reachable():
+        pytest.skip(f"no Redis at {REDIS_URL} (set TEST_REDIS_URL)")
+    settings.CACHES = {"default": {"BACKEND": "plumbing.cache.SharedRedisCache", "LOCATION": REDIS_URL}}
+    caches["default"].clear()
+    yield
+    caches["default"].clear()

@@ -6,11 +6,13 @@ and handed to `metrics.compute`: no query per query, label or model.
 """
 
 from concurrent.futures import Future
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, fields, replace
 from datetime import date, datetime
+from pathlib import Path
 from typing import Any, TypedDict, Unpack
 
 import numpy as np
+from django.core.cache import cache
 from django.db.models import Count
 from django.db.models.functions import TruncDate
 from django.utils import timezone
@@ -20,6 +22,7 @@ from annotation.errors import InputError, InputErrorCode
 from annotation.models import Campaign, Judgment, Preference
 from annotation.selectors.campaigns import CampaignProgress, campaign_progress, models_without_rankings
 from annotation.selectors.exclusions import ExclusionView, campaign_exclusions
+from annotation.selectors.interactions import interaction_log_ids
 from annotation.selectors.labels import ReuseSummary, campaign_label_stamp, campaign_reuse_summary
 from metrics.compute.decision import Coverage as WorkCoverage
 from metrics.compute.decision import Decision, LaunchRule, decide, work_coverage
@@ -45,9 +48,23 @@ from metrics.selectors.scores import (
     ranking_settings,
     scores_of_models,
 )
-from plumbing.threads import started
+from plumbing.digests import inputs_digest, sources_digest
+from plumbing.threads import done, started
 
 LOSING_QUERIES = 10
+REPORT_CACHE_SECONDS = 7 * 24 * 3600
+# In the cache key: a deployment that changes how a report is computed, or what it holds, reads none of the
+# reports kept before it.
+_ROOT = Path(__file__).resolve().parents[2]
+_REPORT_SOURCE = sources_digest(
+    [
+        _ROOT / "metrics" / "compute",
+        _ROOT / "metrics" / "selectors",
+        _ROOT / "annotation" / "campaign_settings.py",
+        _ROOT / "trec",
+        _ROOT / "plumbing" / "digests.py",
+    ]
+)[:16]
 
 
 @dataclass(frozen=True)
@@ -268,6 +285,34 @@ def launch_report_build(*, campaign: Campaign, **options: Unpack[ReportOptions])
     return launch_report_later(campaign=campaign, **options).result()
 
 
+# Read afresh for each request rather than kept with a report: the campaign's row, when it was made, and
+# what no figure is computed from (the exclusions' record, the label pool's counts).
+_FRESH = ("campaign", "generated_at", "exclusions", "reuse")
+
+
+@dataclass(frozen=True)
+class LaterReport:
+    """A launch report on its way (`launch_report_later`); `result()` waits for it. A report computed here
+    is kept in the shared cache with the digest of its inputs, for the next request that reads the same."""
+
+    computed: Future[LaunchReport]  # its decision about the first experimental model
+    model: str | None  # the decision asked for
+    slot: str  # the cache key: one report kept per campaign and options
+    inputs: str  # the digest of every input its figures are computed from
+    cached: bool
+
+    def result(self) -> LaunchReport:
+        report = self.computed.result()
+        if not self.cached:
+            kept = {
+                field.name: getattr(report, field.name)
+                for field in fields(report)
+                if field.name not in _FRESH
+            }
+            cache.set(self.slot, (self.inputs, kept), REPORT_CACHE_SECONDS)
+        return replace(report, model=self.model) if self.model else report
+
+
 def launch_report_later(
     *,
     campaign: Campaign,
@@ -276,7 +321,7 @@ def launch_report_later(
     n_bootstrap: int = 2_000,
     agreement: bool = True,
     with_excluded: bool = False,
-) -> Future[LaunchReport]:
+) -> LaterReport:
     """Every model's measures, each experimental model against the online one, and the launch decision
     for `model` (default: the first experimental model); an unknown `model` is an InputError.
 
@@ -285,11 +330,14 @@ def launch_report_later(
     interval, and each costs a pass over every query, where a GSB resample costs a few multiply-adds).
     The labels of excluded annotators are left out unless `with_excluded` (the overview's comparison).
 
-    Every query runs now (and an unknown `model` raises now), the arithmetic on a second thread (the
-    agreement on a third), so that the caller's next reads run while the resamples are drawn (NumPy lets go
-    of the GIL while it draws them); `.result()` waits for the report. What the logs alone say (propensity
-    curves, online metrics), which no label changes, is read from the cache here (or computed here when
-    the log is new: `log_estimates`)."""
+    Every query runs now (and an unknown `model` raises now). The figures come from the shared cache when
+    a report was computed from the same inputs: the digest of every column, row and setting read (the
+    campaign's interaction logs by their ids, see `interaction_log_ids`) and of the code that computes, so
+    no write of any kind can leave a kept report in place. Otherwise the arithmetic runs on a second
+    thread (the agreement on a third), so that the caller's next reads run while the resamples are drawn
+    (NumPy lets go of the GIL while it draws them). What the logs alone say (propensity curves, online
+    metrics), which no label changes, is read from the cache here (or computed here when the log is new:
+    `log_estimates`)."""
     data = campaign_evaluation_data(campaign=campaign, with_excluded=with_excluded)
     experimental = [ranking_model.name for ranking_model in data.models if not ranking_model.is_online]
     if model is not None and model not in experimental:
@@ -298,6 +346,20 @@ def launch_report_later(
             f"no experimental model {model!r} in campaign {campaign.name!r}",
             field="model",
         )
+    exclusions = campaign_exclusions(campaign=campaign)
+    reuse = campaign_reuse_summary(campaign=campaign)
+    options = f"{n_resamples}:{n_bootstrap}:{int(agreement)}:{int(with_excluded)}"
+    slot = f"launch-report:{_REPORT_SOURCE}:{campaign.pk}:{options}"
+    inputs = inputs_digest(data, interaction_log_ids(campaign=campaign))
+    found = cache.get(slot)
+    if found is not None and found[0] == inputs:
+        fresh = {
+            "campaign": campaign,
+            "generated_at": timezone.now(),
+            "exclusions": exclusions,
+            "reuse": reuse,
+        }
+        return LaterReport(done(LaunchReport, **fresh, **found[1]), model, slot, inputs, cached=True)
     coefficients = (
         campaign_agreement_later(campaign=campaign, relevance=data.relevance, preferences=data.preferences)
         if agreement
@@ -308,26 +370,25 @@ def launch_report_later(
     if impressions is not None:
         log = impressions.impressions
         estimates = log_estimates(impressions=log, models=data.models, guardrails=campaign.guardrails)
-    return started(
+    computed = started(
         _launch_report,
         data,
         impressions,
         estimates,
-        model,
         n_resamples,
         n_bootstrap,
         coefficients,
-        campaign_exclusions(campaign=campaign),
-        campaign_reuse_summary(campaign=campaign),
+        exclusions,
+        reuse,
         with_excluded,
     )
+    return LaterReport(computed, model, slot, inputs, cached=False)
 
 
 def _launch_report(
     data: CampaignEvaluationData,
     impressions: ImpressionData | None,
     estimates: LogEstimates | None,
-    model: str | None,
     n_resamples: int,
     n_bootstrap: int,
     coefficients: Future[CampaignAgreement] | None,
@@ -335,7 +396,8 @@ def _launch_report(
     reuse: ReuseSummary,
     with_excluded: bool,
 ) -> LaunchReport:
-    """`launch_report_later`'s arithmetic on the fetched data: no query, as it runs on another thread."""
+    """`launch_report_later`'s arithmetic on the fetched data, the decision about the first experimental
+    model: no query, as it runs on another thread."""
     campaign = data.campaign
     measures, primary = campaign_measures(campaign, data)
     scored = scores_of_models(campaign=campaign, data=data, measures=measures)
@@ -432,7 +494,7 @@ def _launch_report(
         query_ids=data.queries.external_id[layout.evaluated],
         models=models,
         comparisons=comparisons,
-        model=model or (experimental[0] if comparisons else None),
+        model=experimental[0] if comparisons else None,
         agreement=coefficients.result() if coefficients else None,
         aggregation=scored.aggregation,
         coverage=coverage,

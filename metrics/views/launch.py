@@ -76,9 +76,10 @@ def report_download(request, campaign_id: int, model: str, format: str):
 @reads_from_replica
 def decision_badge(request, campaign_id: int):
     """The campaign's current decision as a small piece of HTML: the home page fetches one per campaign
-    after it has shown, so a slow report holds up no other row."""
+    after it has shown, so a slow report holds up no other row. The overview's report, agreement included,
+    so that each finds the other's in the cache."""
     campaign = get_object_or_404(Campaign, pk=campaign_id)
-    report = launch_report_build(campaign=campaign, agreement=False)
+    report = launch_report_build(campaign=campaign)
     return render(request, "metrics/_decision_badge.html", {"report": report})
 
 

@@ -1,11 +1,7 @@
-"""API clients per role, logged in with tokens as a script would be; the cache in Redis for tests that need
-it (TEST_REDIS_URL)."""
-
-import os
-import socket
+"""API clients per role, logged in with tokens as a script would be."""
 
 import pytest
-from django.core.cache import cache, caches
+from django.core.cache import cache
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
@@ -18,29 +14,6 @@ def _fresh_throttles(db):
     cache.clear()  # throttle and sign-in counts live in the cache (a table); each test starts from none
     yield
     cache.clear()
-
-
-REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
-
-
-def redis_reachable() -> bool:
-    host, port = REDIS_URL.split("//")[1].split("/")[0].split(":")
-    try:
-        socket.create_connection((host, int(port)), timeout=1).close()
-        return True
-    except OSError:
-        return False
-
-
-@pytest.fixture
-def redis_cache(settings):
-    """The default cache in Redis at TEST_REDIS_URL, emptied before and after; skips without Redis."""
-    if not redis_reachable():
-        pytest.skip(f"no Redis at {REDIS_URL} (set TEST_REDIS_URL)")
-    settings.CACHES = {"default": {"BACKEND": "plumbing.cache.SharedRedisCache", "LOCATION": REDIS_URL}}
-    caches["default"].clear()
-    yield
-    caches["default"].clear()
 
 
 @pytest.fixture

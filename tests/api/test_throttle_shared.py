@@ -10,7 +10,7 @@ import pytest
 from django.db import connection
 from rest_framework.test import APIClient
 
-from tests.api.conftest import REDIS_URL
+from tests.conftest import REDIS_URL
 
 ROOT = Path(__file__).resolve().parents[2]
 

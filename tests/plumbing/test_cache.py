@@ -4,7 +4,7 @@ import pytest
 
 from plumbing.cache import SharedRedisCache
 from plumbing.threads import map_parallel
-from tests.api.conftest import REDIS_URL, redis_reachable
+from tests.conftest import REDIS_URL, redis_reachable
 
 pytestmark = pytest.mark.skipif(not redis_reachable(), reason=f"no Redis at {REDIS_URL}")
 
