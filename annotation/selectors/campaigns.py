@@ -130,7 +130,7 @@ class AnnotatorProgress:
     done: int  # judgments and preferences
     in_progress: int  # leases live
     skipped: int
-    median_seconds: float | None  # per label
+    median_seconds: float | None  # per label (None when not read: `campaign_progress`)
     last_active: datetime | None  # their last label
     excluded: bool = False  # a manager left their labels out: they count in no task's progress
 
@@ -151,11 +151,11 @@ class CampaignProgress:
     kinds: list[KindProgress]
 
 
-def campaign_progress(*, campaign: Campaign) -> CampaignProgress:
-    """Per annotator: labels done, leases live, skips, median seconds per label, last label, whether
-    excluded; and per kind: tasks complete and labels still needed, as the launch report counts them (an
-    excluded annotator's labels count for nothing; an adjudicated task, or identical lists answered Same,
-    is settled)."""
+def campaign_progress(*, campaign: Campaign, median_seconds: bool = True) -> CampaignProgress:
+    """Per annotator: labels done, leases live, skips, median seconds per label (unless not
+    `median_seconds`: they read every label's), last label, whether excluded; and per kind: tasks complete
+    and labels still needed, as the launch report counts them (an excluded annotator's labels count for
+    nothing; an adjudicated task, or identical lists answered Same, is settled)."""
     now = timezone.now()
     excluded = _excluded_annotators(campaign)
     rows: dict[int, dict] = {}
@@ -176,6 +176,8 @@ def campaign_progress(*, campaign: Campaign) -> CampaignProgress:
             entry = row(item["annotator"])
             entry[key] = item["n"]
             entry["last_active"] = max(filter(None, (entry["last_active"], item["last"])))
+        if not median_seconds:
+            continue
         spent = label_model.objects.filter(task__campaign=campaign, seconds_spent__isnull=False)
         for annotator, value in spent.values_list("annotator", "seconds_spent").iterator(chunk_size=10_000):
             if value is not None:  # filtered out above; the type cannot tell

@@ -555,7 +555,7 @@ def campaign_overview(*, campaign: Campaign) -> CampaignOverview:
     stamp = campaign_label_stamp(campaign=campaign)
     later = launch_report_later(campaign=campaign)
     # Read while the report's resamples are drawn.
-    progress = campaign_progress(campaign=campaign)
+    progress = campaign_progress(campaign=campaign, median_seconds=False)  # the page shows none
     per_day = _labels_per_day(campaign)
     without_rankings = models_without_rankings(campaign=campaign)
     report = later.result()

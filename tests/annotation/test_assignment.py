@@ -246,6 +246,10 @@ def test_campaign_progress(campaign, make_user, django_assert_max_num_queries):
     assert (relevance.tasks, relevance.complete, relevance.labels_left) == (8, 0, 8)
     # The identical lists' task counts, complete, as in the launch report; the other waits for a verdict.
     assert (sbs.tasks, sbs.complete, sbs.automatic_same, sbs.labels_left) == (2, 1, 1, 1)
+    with django_assert_max_num_queries(8):  # without every label's seconds (the overview shows none)
+        without = campaign_progress(campaign=campaign, median_seconds=False)
+    assert without.kinds == progress.kinds
+    assert without.annotators == [replace(row, median_seconds=None) for row in progress.annotators]
 
 
 def assert_slots_match_rows(campaign) -> None:
