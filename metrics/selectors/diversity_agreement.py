@@ -11,6 +11,7 @@ answered (a bootstrap over items gives the interval).
 """
 
 from collections import defaultdict
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -24,23 +25,54 @@ from metrics.selectors.evaluation_data import PreferenceRows, RelevanceLabels
 BINARY = (0, 1)
 
 
+@dataclass(frozen=True)
+class MarkedLists:
+    """What near-duplicate marks are counted against: each side-by-side task's (query pk, experimental
+    model pk), the online model's pk, and each (model pk, query pk) list's length as shown."""
+
+    tasks: dict[int, tuple[int, int]]
+    online: int
+    length: dict[tuple[int, int], int]
+
+
+def marked_lists(*, campaign: Campaign, rows: DiversityRows) -> MarkedLists | None:
+    """The lists of the campaign's side-by-side tasks, when any near-duplicates were marked (three
+    queries), else None."""
+    if not rows.marks:
+        return None
+    tasks = {
+        pk: (query, model)
+        for pk, query, model in SideBySideTask.objects.filter(campaign=campaign)
+        .order_by()
+        .values_list("pk", "query_id", "experimental_model_id")
+    }
+    online = campaign.models.get(role="online").pk
+    entries = ranked_entries(
+        model_pks=[online, *{model for _, model in tasks.values()}], depth=campaign.gsb_depth
+    )
+    length: dict[tuple[int, int], int] = defaultdict(int)
+    for model, query in zip(entries.model.tolist(), entries.query.tolist(), strict=True):
+        length[model, query] += 1
+    return MarkedLists(tasks, online, dict(length))
+
+
 def diversity_agreement(
     *,
-    campaign: Campaign,
     rows: DiversityRows,
+    lists: MarkedLists | None,
     relevance: RelevanceLabels,
     task_query_pk: np.ndarray,
     preferences: PreferenceRows,
     n_resamples: int,
 ) -> list[tuple[str, Agreement]]:
-    """(what, agreement) for intents when any were asked, and for near-duplicates when any were marked.
-    `task_query_pk`: each relevance task's query pk. One query (the side-by-side lists) when marks exist."""
+    """(what, agreement) for intents when any were asked, and for near-duplicates when any were marked
+    (`lists`: `marked_lists`). `task_query_pk`: each relevance task's query pk. No query."""
     figures = []
     if rows.intent_answers:
         item, value = _intent_ratings(rows, relevance, task_query_pk)
         figures.append(("Intents served", _alpha(item, value, n_resamples)))
-    if rows.marks:
-        item, value = _duplicate_ratings(campaign, rows, preferences)
+    if rows.marks and lists is not None:
+        item, value = _duplicate_ratings(lists, rows, preferences)
         figures.append(("Near-duplicates", _alpha(item, value, n_resamples)))
     return figures
 
@@ -71,21 +103,9 @@ def _intent_ratings(
 
 
 def _duplicate_ratings(
-    campaign: Campaign, rows: DiversityRows, preferences: PreferenceRows
+    lists: MarkedLists, rows: DiversityRows, preferences: PreferenceRows
 ) -> tuple[list[int], list[int]]:
-    tasks = {
-        pk: (query, model)
-        for pk, query, model in SideBySideTask.objects.filter(campaign=campaign)
-        .order_by()
-        .values_list("pk", "query_id", "experimental_model_id")
-    }
-    online = campaign.models.get(role="online").pk
-    entries = ranked_entries(
-        model_pks=[online, *{model for _, model in tasks.values()}], depth=campaign.gsb_depth
-    )
-    length: dict[tuple[int, int], int] = defaultdict(int)
-    for model, query in zip(entries.model.tolist(), entries.query.tolist(), strict=True):
-        length[model, query] += 1
+    tasks, online, length = lists.tasks, lists.online, lists.length
     marks = {(task, annotator): (on_left, shown) for task, annotator, on_left, shown in rows.marks}
     items: dict[tuple, int] = {}
     item, value = [], []
@@ -97,7 +117,7 @@ def _duplicate_ratings(
             group = _groups(
                 [(position, same_as) for mark_side, position, same_as in shown if mark_side == side]
             )
-            n = length[list_model, query]
+            n = length.get((list_model, query), 0)
             for first in range(1, n + 1):
                 for second in range(first + 1, n + 1):
                     item.append(items.setdefault((task, role, first, second), len(items)))

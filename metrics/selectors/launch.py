@@ -8,11 +8,9 @@ and handed to `metrics.compute`: no query per query, label or model.
 from concurrent.futures import Future
 from dataclasses import asdict, dataclass, fields, replace
 from datetime import date, datetime
-from pathlib import Path
 from typing import Any, TypedDict, Unpack
 
 import numpy as np
-from django.core.cache import cache
 from django.db.models import Count
 from django.db.models.functions import TruncDate
 from django.utils import timezone
@@ -39,6 +37,7 @@ from metrics.selectors.evaluation_data import (
     campaign_evaluation_data,
 )
 from metrics.selectors.impressions import ImpressionData, campaign_impressions
+from metrics.selectors.kept import keep, kept, kept_slot
 from metrics.selectors.quality import CampaignAgreement, campaign_agreement_later
 from metrics.selectors.scores import (
     SEED,
@@ -48,23 +47,10 @@ from metrics.selectors.scores import (
     ranking_settings,
     scores_of_models,
 )
-from plumbing.digests import inputs_digest, sources_digest
+from plumbing.digests import inputs_digest
 from plumbing.threads import done, started
 
 LOSING_QUERIES = 10
-REPORT_CACHE_SECONDS = 7 * 24 * 3600
-# In the cache key: a deployment that changes how a report is computed, or what it holds, reads none of the
-# reports kept before it.
-_ROOT = Path(__file__).resolve().parents[2]
-_REPORT_SOURCE = sources_digest(
-    [
-        _ROOT / "metrics" / "compute",
-        _ROOT / "metrics" / "selectors",
-        _ROOT / "annotation" / "campaign_settings.py",
-        _ROOT / "trec",
-        _ROOT / "plumbing" / "digests.py",
-    ]
-)[:16]
 
 
 @dataclass(frozen=True)
@@ -297,19 +283,19 @@ class LaterReport:
 
     computed: Future[LaunchReport]  # its decision about the first experimental model
     model: str | None  # the decision asked for
-    slot: str  # the cache key: one report kept per campaign and options
+    slot: str  # one report kept per campaign and options (`metrics.selectors.kept`)
     inputs: str  # the digest of every input its figures are computed from
     cached: bool
 
     def result(self) -> LaunchReport:
         report = self.computed.result()
         if not self.cached:
-            kept = {
+            figures = {
                 field.name: getattr(report, field.name)
                 for field in fields(report)
                 if field.name not in _FRESH
             }
-            cache.set(self.slot, (self.inputs, kept), REPORT_CACHE_SECONDS)
+            keep(self.slot, self.inputs, figures)
         return replace(report, model=self.model) if self.model else report
 
 
@@ -348,18 +334,17 @@ def launch_report_later(
         )
     exclusions = campaign_exclusions(campaign=campaign)
     reuse = campaign_reuse_summary(campaign=campaign)
-    options = f"{n_resamples}:{n_bootstrap}:{int(agreement)}:{int(with_excluded)}"
-    slot = f"launch-report:{_REPORT_SOURCE}:{campaign.pk}:{options}"
+    slot = kept_slot("launch-report", campaign, n_resamples, n_bootstrap, agreement, with_excluded)
     inputs = inputs_digest(data, interaction_log_ids(campaign=campaign))
-    found = cache.get(slot)
-    if found is not None and found[0] == inputs:
+    found = kept(slot, inputs)
+    if found is not None:
         fresh = {
             "campaign": campaign,
             "generated_at": timezone.now(),
             "exclusions": exclusions,
             "reuse": reuse,
         }
-        return LaterReport(done(LaunchReport, **fresh, **found[1]), model, slot, inputs, cached=True)
+        return LaterReport(done(LaunchReport, **fresh, **found), model, slot, inputs, cached=True)
     coefficients = (
         campaign_agreement_later(campaign=campaign, relevance=data.relevance, preferences=data.preferences)
         if agreement

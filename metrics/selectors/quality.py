@@ -6,7 +6,7 @@ Each read runs a fixed number of queries whatever the campaign's size; the figur
 
 import math
 from concurrent.futures import Future
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from django.contrib.auth import get_user_model
@@ -33,7 +33,7 @@ from metrics.compute.annotators import (
 )
 from metrics.compute.labels import VERDICT_SCALE
 from metrics.compute.wording import Phrase, phrase
-from metrics.selectors.diversity_agreement import diversity_agreement
+from metrics.selectors.diversity_agreement import diversity_agreement, marked_lists
 from metrics.selectors.diversity_rows import campaign_diversity_rows
 from metrics.selectors.evaluation_data import (
     NO_ONE,
@@ -48,6 +48,8 @@ from metrics.selectors.evaluation_data import (
     campaign_repeat_pairs,
     excluded_annotators,
 )
+from metrics.selectors.kept import keep, kept, kept_slot
+from plumbing.digests import inputs_digest
 from plumbing.threads import started
 
 GRADE_LEVELS = (MeasurementLevel.ORDINAL, MeasurementLevel.INTERVAL)
@@ -153,42 +155,55 @@ class CampaignQuality:
 
 def campaign_quality(*, campaign: Campaign, n_resamples: int = 1000) -> CampaignQuality:
     """Agreement with 95% bootstrap intervals and every annotator's figures (excluded ones too, marked; their
-    repeats), in nine queries; the agreement is computed on a second thread while the last four run."""
+    repeats), in nine queries (twelve when near-duplicates were marked); the figures are kept in the shared
+    cache under the digest of these reads (`metrics.selectors.kept`). When computed, the agreement is on a
+    second thread beside the rest."""
     queries = campaign_queries(campaign=campaign)
     relevance = campaign_relevance_labels(campaign=campaign, queries=queries)
     preferences = campaign_preferences(campaign=campaign)
-    agreement = campaign_agreement_later(
-        campaign=campaign, relevance=relevance, preferences=preferences, n_resamples=n_resamples
-    )
     annotator_pk = np.union1d(relevance.annotator_pk, preferences.annotator_pk)
     usernames = dict(
         get_user_model().objects.filter(pk__in=annotator_pk.tolist()).values_list("pk", "username")
     )
-    excluded = set(excluded_annotators(campaign=campaign).tolist())
+    excluded = excluded_annotators(campaign=campaign)
     repeats = campaign_repeat_pairs(campaign=campaign)
+    rows = campaign_diversity_rows(campaign=campaign, excluded=NO_ONE, documents=False)
+    lists = marked_lists(campaign=campaign, rows=rows)
+    slot = kept_slot("quality", campaign, n_resamples)
+    inputs = inputs_digest(
+        campaign, queries, relevance, preferences, usernames, excluded, repeats, rows, lists
+    )
+    found = kept(slot, inputs)
+    if found is not None:
+        return replace(found, campaign=campaign)
+    agreement = campaign_agreement_later(
+        campaign=campaign, relevance=relevance, preferences=preferences, n_resamples=n_resamples
+    )
     diversity = [
         AgreementFigure.of(f"{what}: Krippendorff α (nominal)", figure)
         for what, figure in diversity_agreement(
-            campaign=campaign,
-            rows=campaign_diversity_rows(campaign=campaign, excluded=NO_ONE, documents=False),
+            rows=rows,
+            lists=lists,
             relevance=relevance,
             task_query_pk=queries.pk[relevance.task_query],
             preferences=preferences,
             n_resamples=n_resamples,
         )
     ]
-    return _quality(
+    quality = _quality(
         campaign,
         relevance,
         preferences,
         annotator_pk,
         usernames,
-        excluded,
+        set(excluded.tolist()),
         repeats,
         agreement,
         n_resamples,
         diversity,
     )
+    keep(slot, inputs, quality)
+    return quality
 
 
 def campaign_agreement_later(

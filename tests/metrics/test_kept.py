@@ -1,12 +1,15 @@
-"""The launch report kept in the shared cache: a second request with the same inputs computes nothing and
-renders byte for byte what a computed report renders; each kind of write the report reads is computed
-afresh; with Redis as with the database's cache table."""
+"""Results kept in the shared cache (the launch report, the quality page): a second request with the same
+inputs computes nothing and renders byte for byte what a computed result renders; each kind of write they
+read is computed afresh; with Redis as with the database's cache table."""
 
 import dataclasses
+import re
 from datetime import UTC, datetime
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.core.cache import cache
+from django.urls import reverse
 from django.utils import translation
 
 from annotation.bundle import JudgmentRow, PreferenceRow, parse_bundle
@@ -20,6 +23,7 @@ from annotation.models import (
     Ranking,
     RelevanceTask,
     SideBySideTask,
+    document_pks_pack,
 )
 from annotation.services.adjudication import adjudication_set
 from annotation.services.campaigns import campaign_change, campaign_import
@@ -27,7 +31,7 @@ from annotation.services.exclusions import annotator_exclude, annotator_reinstat
 from annotation.services.interactions import interaction_log_delete
 from annotation.services.label_import import labels_import
 from metrics.reports import REPORT_FORMATS, report_render
-from metrics.selectors import launch
+from metrics.selectors import kept, launch, quality
 from metrics.selectors.launch import campaign_overview, launch_report_build, launch_report_later
 from tests.factories import (
     FIVE_EDITIONS,
@@ -35,6 +39,7 @@ from tests.factories import (
     VERDICTS,
     WORKED,
     five_editions_campaign,
+    five_editions_label,
     simulated_log_import,
 )
 
@@ -263,5 +268,47 @@ def test_what_no_figure_reads_is_read_afresh_on_a_hit(worked, make_user):
 
 def test_another_deployments_reports_are_not_read(worked, monkeypatch):
     launch_report_build(campaign=worked, **OPTIONS)
-    monkeypatch.setattr(launch, "_REPORT_SOURCE", "another")
+    monkeypatch.setattr(kept, "_CODE", "another")
     assert not launch_report_later(campaign=worked, **OPTIONS).cached
+
+
+def quality_page(client, campaign) -> str:
+    """The page without its CSRF token, which each answer masks anew."""
+    page = client.get(reverse("metrics:campaign_quality", args=[campaign.pk])).content.decode()
+    return re.sub(r'name="csrfmiddlewaretoken" value="[^"]*"', "", page)
+
+
+def test_the_quality_page_is_kept_and_computed_afresh_after_each_kind_of_write(
+    shared_cache, client, make_user, monkeypatch
+):
+    """On the five-editions campaign (intents and near-duplicates marked), a second annotator's labels."""
+    client.force_login(make_user("boss", "manager"))
+    annotator = make_user("ann", "annotator")
+    campaign = five_editions_campaign(annotator, overlap=2, gsb_overlap=2)
+    five_editions_label(
+        campaign, make_user("ann2", "annotator"), marks=False, intents={"f1": ["film", "novel"]}
+    )
+    document = RelevanceTask.objects.filter(campaign=campaign, document__external_id="e2")
+    exp = Ranking.objects.filter(model__campaign=campaign, model__name="exp")
+    writes = [
+        lambda: Judgment.objects.filter(task__in=document, annotator__username="ann2").update(grade=0),
+        lambda: Preference.objects.filter(annotator__username="ann2").update(verdict="good"),
+        lambda: document.update(gold_grade=0),
+        lambda: Judgment.objects.filter(annotator__username="ann2", intents__isnull=False).update(intents=[]),
+        lambda: Preference.objects.filter(annotator__username="ann").update(duplicates=[["left", 2, 1]]),
+        lambda: exp.update(documents=document_pks_pack(exp.get().document_pks[:3])),
+        lambda: get_user_model().objects.filter(username="ann2").update(username="ann-two"),
+        lambda: annotator_exclude(campaign=campaign, username="ann", by=annotator, reason="test"),
+    ]
+    computations = []
+    compute = quality._quality
+    monkeypatch.setattr(quality, "_quality", lambda *a: computations.append(1) or compute(*a))
+    for write in writes:
+        before = quality_page(client, campaign)
+        computations.clear()
+        assert quality_page(client, campaign) == before and not computations  # kept
+        write()
+        after = quality_page(client, campaign)
+        assert computations == [1]
+        cache.clear()
+        assert quality_page(client, campaign) == after != before
