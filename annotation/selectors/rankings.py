@@ -98,13 +98,14 @@ def side_by_side_lists(*, task: SideBySideTask, depth: int) -> tuple[list[Docume
     return experimental_list, online_list
 
 
-# PostgreSQL: the documents of both lists' top %s as one JSON array of [id, title, url, body], read in the
-# statement that reads the lists (aliased `lists(experimental, online)`); a pk is 8 little-endian bytes.
+# PostgreSQL: the documents of both lists' top `depth` (a named parameter) as one JSON array of [id, title,
+# url, body], read in the statement that reads the lists (aliased `lists(experimental, online)`); a pk is 8
+# little-endian bytes.
 LISTED_DOCUMENTS = """(SELECT json_agg(json_build_array(d.id, d.title, d.url, d.body))
     FROM annotation_document d WHERE d.id IN (
         SELECT (SELECT sum(get_byte(l.packed, 8 * i + k)::bigint << (8 * k)) FROM generate_series(0, 7) k)
         FROM (VALUES (lists.experimental), (lists.online)) AS l(packed),
-             generate_series(0, LEAST(length(l.packed) / 8, %s) - 1) AS i
+             generate_series(0, LEAST(length(l.packed) / 8, %(depth)s) - 1) AS i
         WHERE l.packed IS NOT NULL))"""
 
 

@@ -237,42 +237,68 @@ def assignment_get(*, annotator, campaign_id: int, pk: int) -> Assignment | None
 # Shown with every task, so nothing here may grow with the campaign's size: lookups of the annotator's own
 # rows only. Read with the task (`task_view`): the workbench asks it on every label.
 _DONE = """(SELECT COUNT(*) FROM {label_table} l JOIN {task_table} t ON t.id = l.task_id
-    WHERE l.annotator_id = %s AND t.campaign_id = %s)"""
+    WHERE l.annotator_id = %(annotator)s AND t.campaign_id = %(campaign)s)"""
 _SKIPPED = """(SELECT COUNT(*) FROM annotation_assignment
-    WHERE annotator_id = %s AND campaign_id = %s AND status = 'skipped')"""
+    WHERE annotator_id = %(annotator)s AND campaign_id = %(campaign)s AND status = 'skipped')"""
+# The task to go back to: the submitted one they finished last before this one (any, when it is unfinished;
+# never a repeat, whose answer is not a label to change).
 _PREVIOUS = """(SELECT id FROM annotation_assignment
-    WHERE annotator_id = %s AND campaign_id = %s AND status = 'submitted' AND repeat = %s AND id <> %s
-    {finished_before} ORDER BY finished_at DESC LIMIT 1)"""
-
-
-def _progress_columns(*, assignment: Assignment) -> tuple[str, list]:
-    """Columns (and their parameters) of the annotator's done count per kind and skipped count in the
-    campaign, and the task to go back to from `assignment`: the submitted one they finished last before it
-    (any, when it is unfinished; never a repeat, whose answer is not a label to change)."""
-    own = [assignment.annotator_id, assignment.campaign_id]
-    done = [
-        _DONE.format(label_table=kind.label_model._meta.db_table, task_table=kind.model._meta.db_table)
-        for kind in TASK_KINDS
+    WHERE annotator_id = %(annotator)s AND campaign_id = %(campaign)s AND status = 'submitted' AND NOT repeat
+      AND id <> {assignment} {finished_before} ORDER BY finished_at DESC LIMIT 1)"""
+_PROGRESS = ", ".join(
+    [
+        *(
+            _DONE.format(label_table=kind.label_model._meta.db_table, task_table=kind.model._meta.db_table)
+            for kind in TASK_KINDS
+        ),
+        _SKIPPED,
+        _PREVIOUS,
     ]
-    finished = [] if assignment.finished_at is None else [assignment.finished_at]
-    previous = _PREVIOUS.format(finished_before="AND finished_at < %s" if finished else "")
-    params = own * len(TASK_KINDS) + own + [*own, False, assignment.pk, *finished]
-    return ", ".join([*done, _SKIPPED, previous]), params
-
+)
 
 _RELEVANCE_VIEW = """SELECT q.text, q.description, q.intents, {document}, {progress}
 FROM annotation_relevancetask t JOIN annotation_query q ON q.id = t.query_id
 JOIN annotation_document d ON d.id = t.document_id
-WHERE t.id = %s"""
+WHERE t.id = {task}"""
 _SIDE_BY_SIDE_VIEW = f"""SELECT q.text, q.description, {{progress}}, {SIDE_BY_SIDE_LISTS}
 FROM annotation_sidebysidetask t JOIN annotation_query q ON q.id = t.query_id
-WHERE t.id = %s"""
+WHERE t.id = {{task}}"""
 # On PostgreSQL the lists' documents come with them: one statement for the page.
 _SIDE_BY_SIDE_VIEW_DOCUMENTS = f"""SELECT q.text, q.description, {{progress}}, {LISTED_DOCUMENTS},
     lists.experimental, lists.online
 FROM annotation_sidebysidetask t JOIN annotation_query q ON q.id = t.query_id
 CROSS JOIN LATERAL (SELECT {SIDE_BY_SIDE_LISTS}) AS lists(experimental, online)
-WHERE t.id = %s"""
+WHERE t.id = {{task}}"""
+
+
+def task_page_sql(kind: TaskKind, *, task: str, assignment: str, finished: bool) -> str:
+    """The task page's one statement (`task_view`); `task` and `assignment` are SQL expressions of their
+    ids (a parameter, or the lease a statement just wrote: `services/round_trip.lease_new`). Parameters:
+    annotator, campaign, depth (the campaign's `gsb_depth`) and, when `finished`, the assignment's
+    finished_at."""
+    template = _RELEVANCE_VIEW
+    if kind is not RELEVANCE:
+        template = _SIDE_BY_SIDE_VIEW_DOCUMENTS if _documents_read(kind) else _SIDE_BY_SIDE_VIEW
+    previous = {
+        "assignment": assignment,
+        "finished_before": "AND finished_at < %(finished)s" if finished else "",
+    }
+    return template.format(
+        progress=_PROGRESS.format(**previous), document=rows.select_list(Document, "d"), task=task
+    )
+
+
+def task_page_width(kind: TaskKind) -> int:
+    """How many columns `task_page_sql` reads."""
+    progress = len(TASK_KINDS) + 2
+    if kind is RELEVANCE:
+        return 3 + len(Document._meta.concrete_fields) + progress
+    return 2 + progress + (3 if _documents_read(kind) else 2)
+
+
+def _documents_read(kind: TaskKind) -> bool:
+    """Whether the page's statement reads a side-by-side task's lists' documents (PostgreSQL)."""
+    return kind is not RELEVANCE and connection.vendor == "postgresql"
 
 
 def assignment_list(
@@ -428,25 +454,41 @@ def _scale_view(scale: list[dict]) -> list[GradeChoice]:
     ]
 
 
+# Where a lease carries its page's row when the statement that wrote it read that too (`task_view`).
+PAGE_ROW = "_task_page_row"
+
+
 def task_view(*, assignment: Assignment) -> RelevanceTaskView | SideBySideTaskView:
     """What the workbench shows for an assignment: texts only, never a model's name, role or id; with the
-    annotator's progress and the task to go back to. One plain statement for the task (on SQLite a
-    side-by-side task's lists' documents one more; a label to show, one more)."""
+    annotator's progress and the task to go back to. One plain statement for the task, none when the lease
+    came with it (`PAGE_ROW`); on SQLite a side-by-side task's lists' documents one more; a label to show,
+    one more."""
     kind, task_id = assignment_task(assignment)
+    row = getattr(assignment, PAGE_ROW, None)
+    if row is None:
+        finished = assignment.finished_at is not None
+        sql = task_page_sql(kind, task="%(task)s", assignment="%(assignment)s", finished=finished)
+        params = {
+            "annotator": assignment.annotator_id,
+            "campaign": assignment.campaign_id,
+            "depth": assignment.campaign.gsb_depth,
+            "assignment": assignment.pk,
+            "finished": assignment.finished_at,
+            "task": task_id,
+        }
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            row = cursor.fetchone()
+    return _task_view_of(assignment, kind, task_id, row)
+
+
+def _task_view_of(
+    assignment: Assignment, kind: TaskKind, task_id: int, row: tuple
+) -> RelevanceTaskView | SideBySideTaskView:
     annotator = assignment.annotator_id
     campaign = assignment.campaign
     # A lease ends with the annotator's label: only a task they finished can hold one to show.
     labelled = assignment.status != Assignment.Status.LEASED
-    progress, params = _progress_columns(assignment=assignment)
-    template = _RELEVANCE_VIEW if kind is RELEVANCE else _SIDE_BY_SIDE_VIEW
-    documents_read = kind is not RELEVANCE and connection.vendor == "postgresql"
-    if documents_read:
-        template, params = _SIDE_BY_SIDE_VIEW_DOCUMENTS, [*params, campaign.gsb_depth]
-    with connection.cursor() as cursor:
-        cursor.execute(
-            template.format(progress=progress, document=rows.select_list(Document, "d")), [*params, task_id]
-        )
-        row = cursor.fetchone()
     query_text, query_description = row[:2]
     intents: list[IntentChoice] = []
     if kind is RELEVANCE:
@@ -479,7 +521,7 @@ def task_view(*, assignment: Assignment) -> RelevanceTaskView | SideBySideTaskVi
             ),
             version=label_version(judgment or None),
         )
-    if documents_read:
+    if _documents_read(kind):
         experimental, online = listed_documents_of(*row[-3:], depth=campaign.gsb_depth)
     else:
         experimental, online = listed_documents(*row[-2:], depth=campaign.gsb_depth)

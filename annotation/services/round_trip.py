@@ -13,6 +13,7 @@ Why: the ORM spends about a millisecond of a worker's CPU building each statemen
 request hundreds of raters repeat all day (docs/performance.md).
 """
 
+import functools
 import random
 from dataclasses import dataclass
 from datetime import datetime
@@ -22,7 +23,8 @@ from django.db import connection
 from psycopg.types.json import Jsonb
 
 from annotation.models import Assignment
-from annotation.task_kinds import RELEVANCE, TaskKind
+from annotation.selectors.workbench import PAGE_ROW, task_page_sql, task_page_width
+from annotation.task_kinds import RELEVANCE, TASK_KINDS, TaskKind
 
 # The lease closed by a first label or a repeat's answer: the annotator's own, live (a repeat only of a task
 # they labelled: `labels.judgment_submit`), with the campaign (shared, not archived as committed now) and the
@@ -191,7 +193,8 @@ leased AS (
     FROM slot
     RETURNING id, {task_column}
 )
-SELECT EXISTS (SELECT 1 FROM mine), id, {task_column} FROM (SELECT 1) AS one LEFT JOIN leased ON true
+SELECT EXISTS (SELECT 1 FROM mine), leased.id, leased.{task_column}, page.*
+FROM (SELECT 1) AS one LEFT JOIN leased ON true LEFT JOIN LATERAL ({page}) AS page ON true
 """
 
 
@@ -203,7 +206,9 @@ def _lease_new_sql(kind: TaskKind) -> str:
         label_table=kind.label_model._meta.db_table,
         identical="AND NOT (t.lists_identical AND %(auto_same)s)" if kind.is_side_by_side else "",
     )
-    return _LEASE_NEW.format(mine=_MINE, task_table=table, task_column=column, task_open=task_open)
+    # The new lease's page, read in the same statement (its snapshot: the label just stored counts).
+    page = task_page_sql(kind, task=f"leased.{column}", assignment="leased.id", finished=False)
+    return _LEASE_NEW.format(mine=_MINE, task_table=table, task_column=column, task_open=task_open, page=page)
 
 
 _LEASE_NEW_SQL: dict[str, str] = {}
@@ -212,7 +217,8 @@ _LEASE_NEW_SQL: dict[str, str] = {}
 def lease_new(
     *, kind: TaskKind, annotator, campaign, now: datetime, expires: datetime, start: int
 ) -> tuple[bool, Assignment | None]:
-    """Lease the annotator an unseen open task of `kind` from `start` of the shuffle order, in one statement.
+    """Lease the annotator an unseen open task of `kind` from `start` of the shuffle order, in one statement
+    that reads its page too (`selectors.workbench.PAGE_ROW`).
 
     Returns whether they hold a lease to go back to (then nothing was taken), and the new lease if any."""
     sql = _LEASE_NEW_SQL.get(kind.name)
@@ -228,21 +234,24 @@ def lease_new(
         "start": start,
         "auto_same": campaign.auto_same_identical,
         "experimental_on_left": on_left,
+        "depth": campaign.gsb_depth,
     }
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
-        held, pk, task_id = cursor.fetchone()
+        held, pk, task_id, *page = cursor.fetchone()
     if pk is None:
         return held, None
     task = {f"{kind.assignment_field}_id": task_id}
-    return held, _leased(pk, annotator, campaign, now, expires, on_left, repeat=False, **task)
+    lease = _leased(pk, annotator, campaign, now, expires, on_left, repeat=False, **task)
+    setattr(lease, PAGE_ROW, tuple(page))
+    return held, lease
 
 
 # `assignment._repeat_lease`: one of the annotator's answers in the campaign, not among their last `gap`, of a
 # task not repeated yet, from the latest `choices` of them (the `pick`-th share of those), leased again with
 # the sides swapped; no slot. Nothing while they hold a lease to go back to.
-_REPEAT_LEASE_NEW = f"""
-WITH {_MINE},
+_REPEAT_LEASE_NEW = """
+WITH {mine},
 answered AS (
     SELECT id, relevance_task_id, side_by_side_task_id, experimental_on_left, finished_at
     FROM annotation_assignment
@@ -271,8 +280,23 @@ leased AS (
     FROM chosen
     RETURNING id, relevance_task_id, side_by_side_task_id, experimental_on_left
 )
-SELECT EXISTS (SELECT 1 FROM mine), leased.* FROM (SELECT 1) AS one LEFT JOIN leased ON true
+SELECT EXISTS (SELECT 1 FROM mine), leased.*, relevance_page.*, side_by_side_page.*
+FROM (SELECT 1) AS one LEFT JOIN leased ON true
+LEFT JOIN LATERAL ({relevance_page}) AS relevance_page ON true
+LEFT JOIN LATERAL ({side_by_side_page}) AS side_by_side_page ON true
 """
+
+
+@functools.cache
+def _repeat_lease_new_sql() -> str:
+    """With the repeat's page, whichever its kind (`lease_new`)."""
+    pages = {
+        f"{kind.name}_page": task_page_sql(
+            kind, task=f"leased.{kind.assignment_field}_id", assignment="leased.id", finished=False
+        )
+        for kind in TASK_KINDS
+    }
+    return _REPEAT_LEASE_NEW.format(mine=_MINE, **pages)
 
 
 def repeat_lease_new(
@@ -289,10 +313,11 @@ def repeat_lease_new(
         "gap": gap,
         "choices": choices,
         "pick": random.random(),
+        "depth": campaign.gsb_depth,
     }
     with connection.cursor() as cursor:
-        cursor.execute(_REPEAT_LEASE_NEW, params)
-        held, pk, relevance_task_id, side_by_side_task_id, on_left = cursor.fetchone()
+        cursor.execute(_repeat_lease_new_sql(), params)
+        held, pk, relevance_task_id, side_by_side_task_id, on_left, *pages = cursor.fetchone()
     if pk is None:
         return held, None
     lease = _leased(
@@ -306,6 +331,8 @@ def repeat_lease_new(
         relevance_task_id=relevance_task_id,
         side_by_side_task_id=side_by_side_task_id,
     )
+    width = task_page_width(RELEVANCE)
+    setattr(lease, PAGE_ROW, tuple(pages[:width] if relevance_task_id is not None else pages[width:]))
     return held, lease
 
 
