@@ -225,8 +225,6 @@ class Query(models.Model):
         verbose_name_plural = "queries"
         constraints = [
             models.UniqueConstraint(fields=["campaign", "external_id"], name="query_external_id_unique"),
-            # What a relevance task's (campaign, query) key refers to (migration 0027).
-            models.UniqueConstraint(fields=["campaign", "id"], name="query_campaign_key"),
             models.CheckConstraint(condition=Q(weight__gt=0), name="query_weight_positive"),
         ]
 
@@ -258,8 +256,6 @@ class Document(models.Model):
         ordering = ["campaign", "external_id"]
         constraints = [
             models.UniqueConstraint(fields=["campaign", "external_id"], name="document_external_id_unique"),
-            # What a relevance task's (campaign, document) key refers to (migration 0027).
-            models.UniqueConstraint(fields=["campaign", "id"], name="document_campaign_key"),
             models.CheckConstraint(
                 condition=Q(popularity__isnull=True) | (Q(popularity__gt=0) & Q(popularity__lte=1)),
                 name="document_popularity_in_0_1",
