@@ -85,7 +85,21 @@ class RunUploadSerializer(serializers.Serializer):
     )
 
 
-class LabelRequestSerializer(serializers.Serializer):
+class FieldsOnceSerializer(serializers.Serializer):
+    """A serializer whose fields are built once per class, then copied shallowly for each instance. DRF
+    deep-copies every declared field, nested serializers included, for every instance: on the label round
+    trip that was a fifth of the API's CPU. Only for serializers that read no context and have no
+    `SerializerMethodField` (a shared nested field would call the first instance's method)."""
+
+    def get_fields(self):
+        built = type(self).__dict__.get("_fields_built")
+        if built is None:
+            built = super().get_fields()
+            type(self)._fields_built = built
+        return {name: copy.copy(field) for name, field in built.items()}
+
+
+class LabelRequestSerializer(FieldsOnceSerializer):
     """`grade` for a relevance task, `verdict` for a side-by-side task."""
 
     grade = StrictIntegerField(required=False, help_text="Relevance tasks: a value of the campaign's scale.")
@@ -430,50 +444,36 @@ class CampaignProgressSerializer(serializers.Serializer):
 # --- The annotator's tasks --------------------------------------------------------------------------------
 
 
-class OutputSerializer(serializers.Serializer):
-    """A response's shape whose fields are built once per class, then copied shallowly for each response.
-    DRF deep-copies every declared field, nested serializers included, for every instance: on the label
-    round trip that was a fifth of the API's CPU. Only for output that reads no context and has no
-    `SerializerMethodField` (a shared nested field would call the first instance's method)."""
-
-    def get_fields(self):
-        built = type(self).__dict__.get("_fields_built")
-        if built is None:
-            built = super().get_fields()
-            type(self)._fields_built = built
-        return {name: copy.copy(field) for name, field in built.items()}
-
-
-class TaskCampaignSerializer(OutputSerializer):
+class TaskCampaignSerializer(FieldsOnceSerializer):
     id = serializers.IntegerField()
     name = serializers.CharField()
     guidelines = serializers.CharField(allow_blank=True)
 
 
-class TaskIntentSerializer(OutputSerializer):
+class TaskIntentSerializer(FieldsOnceSerializer):
     id = serializers.CharField()
     text = serializers.CharField()
     key = serializers.CharField(allow_blank=True, help_text="The workbench's key to tick it.")
 
 
-class TaskQuerySerializer(OutputSerializer):
+class TaskQuerySerializer(FieldsOnceSerializer):
     text = serializers.CharField(allow_blank=True)
     description = serializers.CharField(allow_blank=True)
     intents = TaskIntentSerializer(many=True, help_text="Relevance tasks: tick those the document serves.")
 
 
-class TaskDocumentSerializer(OutputSerializer):
+class TaskDocumentSerializer(FieldsOnceSerializer):
     title = serializers.CharField(allow_blank=True)
     url = serializers.CharField(allow_blank=True, help_text="As imported: show it as a link only if is_link.")
     is_link = serializers.BooleanField(help_text="The URL is http(s).")
     body = serializers.CharField(allow_blank=True)
 
 
-class TaskGradeSerializer(OutputSerializer, GradeSerializer):
+class TaskGradeSerializer(FieldsOnceSerializer, GradeSerializer):
     key = serializers.CharField(help_text="The workbench's keyboard key for this grade.")
 
 
-class CurrentLabelSerializer(OutputSerializer):
+class CurrentLabelSerializer(FieldsOnceSerializer):
     grade = serializers.IntegerField(required=False)
     verdict = serializers.ChoiceField(choices=SIDES, source="side", required=False)
     strength = serializers.IntegerField(required=False, allow_null=True)
@@ -482,14 +482,14 @@ class CurrentLabelSerializer(OutputSerializer):
     comment = serializers.CharField(allow_blank=True)
 
 
-class OwnProgressSerializer(OutputSerializer):
+class OwnProgressSerializer(FieldsOnceSerializer):
     """The annotator's own labels and skips in the campaign; next-task answers 204 when nothing is left."""
 
     done = serializers.IntegerField()
     skipped = serializers.IntegerField()
 
 
-class TaskSerializer(OutputSerializer):
+class TaskSerializer(FieldsOnceSerializer):
     """What the annotator sees; side by side, the two lists in the order shown, never a model's name or id."""
 
     id = serializers.IntegerField(
@@ -528,7 +528,7 @@ class AssignmentSerializer(serializers.Serializer):
         return assignment.task.query.text
 
 
-class LabelSerializer(OutputSerializer):
+class LabelSerializer(FieldsOnceSerializer):
     id = serializers.IntegerField(help_text="The task's id (the assignment's).")
     kind = serializers.ChoiceField(choices=KIND_NAMES)
     grade = serializers.IntegerField(required=False)
@@ -545,7 +545,7 @@ class LabelSerializer(OutputSerializer):
     )
 
 
-class LabelQuerySerializer(serializers.Serializer):
+class LabelQuerySerializer(FieldsOnceSerializer):
     next = serializers.BooleanField(
         required=False, default=False, help_text="Answer with your next task in the campaign too."
     )
