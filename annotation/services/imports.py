@@ -15,6 +15,7 @@ import uuid
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
+import numpy as np
 from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
@@ -77,11 +78,46 @@ def import_queued(*, staged: CampaignImport, task_id: str) -> None:
     CampaignImport.objects.filter(pk=staged.pk, attempt=staged.attempt, task_id="").update(task_id=task_id)
 
 
-def _read(staged: CampaignImport) -> tuple[CampaignBundle, dict[str, RankedRun]]:
+def _read(staged: CampaignImport, kept: bool = False) -> tuple[CampaignBundle, dict[str, RankedRun]]:
+    """The staged files read and checked; with `kept`, the runs the check kept (`_runs_keep`) are not read
+    from their files again."""
     folder = import_folder(staged)
     runs = [(run["model"], CampaignFile(folder / run["path"], run["file"])) for run in staged.runs]
     bundle = CampaignFile(folder / "bundle", staged.bundle_file)
-    return campaign_files_read(bundle, runs, max_bytes=settings.IMPORT_UPLOAD_MAX_BYTES)
+    read = {}
+    for run in staged.runs if kept else []:
+        path = _kept_path(staged, run)
+        if path.exists():
+            with np.load(path) as arrays:
+                read[run["model"]] = RankedRun(
+                    arrays["queries"].tolist(),
+                    arrays["documents"].tolist(),
+                    *(arrays[name] for name in KEPT_COLUMNS),
+                )
+    return campaign_files_read(bundle, runs, max_bytes=settings.IMPORT_UPLOAD_MAX_BYTES, read=read)
+
+
+# A run's integer columns, kept by the check beside its ids.
+KEPT_COLUMNS = ["query", "document", "rank"]
+
+
+def _kept_path(staged: CampaignImport, run: dict) -> Path:
+    return import_folder(staged) / f"{run['path']}.npz"
+
+
+def _runs_keep(staged: CampaignImport, runs: dict[str, RankedRun]) -> None:
+    """The runs the check read, beside their files in NumPy's format (written whole, then renamed): the
+    import reads them back instead of parsing the same files again (nothing changes a staged file)."""
+    for run in staged.runs:
+        ranked, path = runs[run["model"]], _kept_path(staged, run)
+        partial = path.with_name(f"{path.stem}-partial.npz")
+        np.savez(
+            partial,
+            queries=np.array(ranked.queries, dtype=str),
+            documents=np.array(ranked.documents, dtype=str),
+            **{name: getattr(ranked, name) for name in KEPT_COLUMNS},
+        )
+        partial.replace(path)
 
 
 def _beat(staged: CampaignImport) -> None:
@@ -131,6 +167,7 @@ def import_check(*, staged: CampaignImport, attempt: int) -> None:
             campaign_import_check(bundle=bundle)
             preview = import_preview(bundle, runs)
             preview.reuse = _reuse_preview(bundle, runs)
+            _runs_keep(taken, runs)
         except InputError as error:
             _finish(taken, Status.CHECKING, Status.INVALID, error=error.for_page())
             return
@@ -229,7 +266,7 @@ def import_run(*, staged: CampaignImport, attempt: int) -> None:
         if taken is None:
             return
         try:
-            bundle, runs = _read(taken)
+            bundle, runs = _read(taken, kept=True)
             progress = _ProgressFile(progress_path(taken), ranking_rows(bundle, runs))
             campaign = campaign_import(bundle=bundle, runs=runs, progress=progress.update)
         except InputError as error:

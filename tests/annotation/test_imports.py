@@ -95,6 +95,27 @@ def test_upload_preview_confirm_creates_what_the_preview_said(manager, django_ca
     )
 
 
+def test_the_import_reads_the_runs_its_check_kept_not_their_files(
+    manager, django_capture_on_commit_callbacks
+):
+    data = copy.deepcopy(SMALL_BUNDLE)
+    data["rankings"] = [r for r in data["rankings"] if r["model"] != "exp"]
+    staged = upload(manager, django_capture_on_commit_callbacks, data, runs=[("exp", RUN)])
+    assert staged.status == CampaignImport.Status.READY
+    (staged_folder(staged) / "run-0").write_text("not a run\n")  # read again, it would fail
+    with django_capture_on_commit_callbacks(execute=True):
+        manager.post(reverse("annotation:campaign_import", args=[staged.pk]), {"action": "confirm"})
+    work_off_the_queue()
+    staged.refresh_from_db()
+    assert staged.status == CampaignImport.Status.DONE, staged.error
+    model = staged.campaign.models.get(name="exp")
+    lists = {
+        r.query.external_id: [staged.campaign.documents.get(pk=pk).external_id for pk in r.document_pks]
+        for r in Ranking.objects.filter(model=model)
+    }
+    assert lists == {"q1": ["d3", "d1", "d2"], "q2": ["d6", "d8", "d7"]}
+
+
 def staged_folder(staged):
     from annotation.selectors.imports import import_folder
 
