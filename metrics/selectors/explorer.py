@@ -8,11 +8,14 @@ from enum import StrEnum
 import numpy as np
 
 from annotation.models import Campaign
+from annotation.selectors.interactions import interaction_log_ids
 from metrics.compute.labels import disputed_tasks
 from metrics.selectors.behaviour import disagreement_side, users_per_query
-from metrics.selectors.evaluation_data import campaign_evaluation_data
+from metrics.selectors.evaluation_data import CampaignEvaluationData, campaign_evaluation_data
+from metrics.selectors.kept import keep, kept, kept_slot
 from metrics.selectors.launch import verdicts_of_model
 from metrics.selectors.scores import campaign_measures, scores_of_models
+from plumbing.digests import inputs_digest
 
 WON_LOST = 5
 
@@ -129,17 +132,47 @@ def query_explorer(
 ) -> QueryExplorer:
     """Every query's row for `model` (default: the first experimental one) and `measure` (default: the
     primary), those `filters` keep in their order; the largest wins and losses of all queries. Unknown names
-    fall back to the defaults. Labels of excluded annotators are left out, as in the launch report."""
+    fall back to the defaults. Labels of excluded annotators are left out, as in the launch report. The rows
+    are kept in the shared cache under the digest of what they are computed from (`metrics.selectors.kept`;
+    the logs by their ids, as the launch report's)."""
     data = campaign_evaluation_data(campaign=campaign)
     measures, primary = campaign_measures(campaign, data)
     measure = measure if measure in measures else primary
-    scored = scores_of_models(campaign=campaign, data=data, measures=[measure])
     experimental = [(i, m.name) for i, m in enumerate(data.models) if m.role != "online"]
-    online = next((i for i, m in enumerate(data.models) if m.role == "online"), None)
     index, model = next(((i, name) for i, name in experimental if name == model), (None, None))
     if index is None and experimental:
         index, model = experimental[0]
+    slot = kept_slot("explorer", campaign, model, measure)
+    inputs = inputs_digest(data, interaction_log_ids(campaign=campaign))
+    found = kept(slot, inputs)
+    if found is None:
+        found = _explorer_rows(data, measure, index)
+        keep(slot, inputs, found)
+    rows, users_metric = found
+    deltas = [(row.delta, row) for row in rows if row.delta is not None]
+    kept_rows = filters.order([row for row in rows if filters.keeps(row)])
+    ranked = [(delta, row) for delta, row in sorted(deltas, key=lambda pair: pair[0])]
+    return QueryExplorer(
+        campaign=campaign,
+        model=model,
+        models=[name for _, name in experimental],
+        measure=measure,
+        measures=measures,
+        segments=sorted({row.segment for row in rows if row.segment}),
+        rows=kept_rows,
+        total=len(rows),
+        won=[row for delta, row in reversed(ranked) if delta > 0][:WON_LOST],
+        lost=[row for delta, row in ranked if delta < 0][:WON_LOST],
+        users_metric=users_metric,
+    )
 
+
+def _explorer_rows(
+    data: CampaignEvaluationData, measure: str, index: int | None
+) -> tuple[list[ExplorerRow], str | None]:
+    """Every query's row by external id, against the experimental model `index`, and the users' metric."""
+    scored = scores_of_models(campaign=data.campaign, data=data, measures=[measure])
+    online = next((i for i, m in enumerate(data.models) if m.role == "online"), None)
     n_queries = len(data.queries)
     per_query = np.full((len(data.models), n_queries), np.nan)
     for position, scores in enumerate(scored.models):
@@ -202,19 +235,4 @@ def query_explorer(
             )
         )
     rows.sort(key=lambda row: row.external_id)
-    deltas = [(row.delta, row) for row in rows if row.delta is not None]
-    kept = filters.order([row for row in rows if filters.keeps(row)])
-    ranked = [(delta, row) for delta, row in sorted(deltas, key=lambda pair: pair[0])]
-    return QueryExplorer(
-        campaign=campaign,
-        model=model,
-        models=[name for _, name in experimental],
-        measure=measure,
-        measures=measures,
-        segments=sorted({row.segment for row in rows if row.segment}),
-        rows=kept,
-        total=len(rows),
-        won=[row for delta, row in reversed(ranked) if delta > 0][:WON_LOST],
-        lost=[row for delta, row in ranked if delta < 0][:WON_LOST],
-        users_metric=users.metric if users else None,
-    )
+    return rows, users.metric if users else None

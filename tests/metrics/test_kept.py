@@ -31,7 +31,7 @@ from annotation.services.exclusions import annotator_exclude, annotator_reinstat
 from annotation.services.interactions import interaction_log_delete
 from annotation.services.label_import import labels_import
 from metrics.reports import REPORT_FORMATS, report_render
-from metrics.selectors import kept, launch, quality
+from metrics.selectors import explorer, kept, launch, quality
 from metrics.selectors.launch import campaign_overview, launch_report_build, launch_report_later
 from tests.factories import (
     FIVE_EDITIONS,
@@ -312,3 +312,30 @@ def test_the_quality_page_is_kept_and_computed_afresh_after_each_kind_of_write(
         assert computations == [1]
         cache.clear()
         assert quality_page(client, campaign) == after != before
+
+
+def explorer_page(client, campaign, **query) -> str:
+    page = client.get(reverse("metrics:query_explorer", args=[campaign.pk]), query).content.decode()
+    return re.sub(r'name="csrfmiddlewaretoken" value="[^"]*"', "", page)
+
+
+def test_the_query_explorers_rows_are_kept_and_computed_afresh_after_a_write(
+    worked, client, make_user, monkeypatch
+):
+    client.force_login(make_user("boss", "manager"))
+    views = [{}, {"model": "exp2", "measure": "AP"}, {"sort": "delta", "descending": "1"}, {"verdict": "bad"}]
+    computed_pages = []
+    for query in views:
+        cache.clear()
+        computed_pages.append(explorer_page(client, worked, **query))
+    computations = []
+    compute = explorer._explorer_rows
+    monkeypatch.setattr(explorer, "_explorer_rows", lambda *a: computations.append(1) or compute(*a))
+    for query, page in zip(views, computed_pages, strict=True):
+        assert explorer_page(client, worked, **query) == page
+    assert len(computations) == 1  # exp2's AP rows; the last view kept the default model's and measure's
+    grade_updated(worked)
+    after = explorer_page(client, worked)
+    assert after != computed_pages[0] and len(computations) == 2
+    cache.clear()
+    assert explorer_page(client, worked) == after
