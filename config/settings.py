@@ -122,7 +122,10 @@ WSGI_APPLICATION = "config.wsgi.application"
 CACHES = {
     "default": {"BACKEND": "plumbing.cache.SharedRedisCache", "LOCATION": os.environ["REDIS_URL"]}
     if os.environ.get("REDIS_URL")
-    else {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": "judgeboard_cache"}
+    else {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": "judgeboard_cache"},
+    # Parts of pages that are the same for every request in a language (`{% cache %}`): in each process,
+    # since reading them from Redis would cost about what rendering them does.
+    "template_fragments": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
 }
 
 # With Redis, sessions are read from it (written through to the database, which keeps them if Redis is

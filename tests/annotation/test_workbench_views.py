@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 
 from annotation.bundle import parse_bundle
-from annotation.models import Assignment, Document, Judgment, Preference, Query
+from annotation.models import Assignment, Campaign, Document, Judgment, Preference, Query
 from annotation.services.assignment import task_next
 from annotation.services.campaigns import campaign_archive, campaign_import
 from annotation.services.exclusions import annotator_exclude
@@ -54,6 +54,14 @@ def test_grade_post_redirects_to_next_task(client, annotator, campaign):
     following = client.get(work_url(campaign)).context["task"]
     assert following.assignment_id != task.assignment_id
     assert following.previous_id == task.assignment_id
+
+
+def test_workbench_shows_the_guidelines_as_they_are_now(client, annotator, campaign):
+    """The help dialogs are a fragment kept per process (templates' `{% cache %}`): new guidelines show."""
+    assert campaign.guidelines and campaign.guidelines in client.get(work_url(campaign)).content.decode()
+    Campaign.objects.filter(pk=campaign.pk).update(guidelines="Grade <b>only</b> the page.")
+    page = client.get(work_url(campaign)).content.decode()
+    assert "Grade &lt;b&gt;only&lt;/b&gt; the page." in page and campaign.guidelines not in page
 
 
 def test_workbench_post_answers_with_the_next_task(
