@@ -1,5 +1,4 @@
 from django.core.management.base import CommandError
-from django.db import transaction
 from django.utils.translation import gettext, pgettext
 
 from annotation.bundle import ranking_rows
@@ -39,14 +38,13 @@ class Command(SpokenCommand):
             specs.append((model, CampaignFile(path, path)))
         try:
             parsed, runs = campaign_files_read(CampaignFile(bundle, bundle), specs)
-            with transaction.atomic():
-                with progress_bar(
-                    ranking_rows(parsed, runs), pgettext("a progress bar's count", "rankings")
-                ) as bar:
-                    campaign = campaign_import(bundle=parsed, runs=runs, progress=bar.update)
-                # The warnings are worked out on a second thread while the database commits (its foreign-key
-                # checks take seconds), not beside the import's own work.
-                preview = started(import_preview, parsed, runs)
+            # The warnings are worked out on a second thread beside the import, which mostly waits for the
+            # database (its COPYs and the keys' checks, once a statement: COMMIT has no checks left to wait).
+            preview = started(import_preview, parsed, runs)
+            with progress_bar(
+                ranking_rows(parsed, runs), pgettext("a progress bar's count", "rankings")
+            ) as bar:
+                campaign = campaign_import(bundle=parsed, runs=runs, progress=bar.update)
         except InputError as exc:
             raise command_error(exc) from None
         for warning in preview.result().warnings:
