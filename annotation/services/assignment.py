@@ -57,7 +57,7 @@ def task_next_in(*, annotator, campaign_id: int) -> Assignment | None:
     annotator's lock: a statement less. Raises Campaign.DoesNotExist for one they may not see
     (`selectors.campaigns.campaign_list`: open to them, or any for reviewers; archived ones too)."""
     now = timezone.now()
-    locked = _annotator_lock(annotator=annotator, campaign_id=campaign_id, now=now)
+    locked = _annotator_lock(annotator=annotator, campaign_id=campaign_id, now=now, campaign=True)
     campaign = locked.campaign
     if campaign is None or not (campaign.open_to_all or locked.member or can_review(annotator)):
         raise Campaign.DoesNotExist
@@ -118,7 +118,7 @@ def _hand_out(*, annotator, campaign: Campaign, locked: "_Locked", now) -> Assig
 # Plain SQL: asked on every hand-out, and the ORM's building of it cost more than running it. The campaign
 # is locked before the annotator (`services/locks.py`: the clauses' order is the order of the locks).
 _ANNOTATOR_LOCK = """
-SELECT {campaign},
+SELECT {campaign}c.archived_at IS NOT NULL,
        EXISTS (SELECT 1 FROM annotation_campaign_members WHERE campaign_id = c.id AND user_id = u.id),
        EXISTS (SELECT 1 FROM annotation_annotatorexclusion
                WHERE annotator_id = u.id AND campaign_id = c.id AND reinstated_at IS NULL),
@@ -128,40 +128,39 @@ FROM annotation_campaign c, {user_table} u WHERE c.id = %(campaign)s AND u.id = 
 
 
 @functools.cache
-def _annotator_lock_sql(locks: bool) -> str:
-    lock = "FOR KEY SHARE OF c FOR NO KEY UPDATE OF u" if locks else ""
+def _annotator_lock_sql(*, locks: bool, campaign: bool) -> str:
     return _ANNOTATOR_LOCK.format(
-        campaign=rows.select_list(Campaign, "c"), user_table=get_user_model()._meta.db_table, lock=lock
+        campaign=f"{rows.select_list(Campaign, 'c')}, " if campaign else "",
+        user_table=get_user_model()._meta.db_table,
+        lock="FOR KEY SHARE OF c FOR NO KEY UPDATE OF u" if locks else "",
     )
 
 
 @dataclass(frozen=True)
 class _Locked:
-    campaign: Campaign | None  # as committed now; None: no such campaign
+    campaign: Campaign | None  # as committed now, when asked for (None: no such campaign)
+    archived: bool  # as committed now
     member: bool
     excluded: bool  # a manager excluded their labels in it
     expired: bool  # a lease anywhere ran out: `leases_expire` has work
 
-    @property
-    def archived(self) -> bool:
-        return self.campaign is not None and self.campaign.archived_at is not None
 
-
-def _annotator_lock(*, annotator, campaign_id: int, now) -> _Locked:
+def _annotator_lock(*, annotator, campaign_id: int, now, campaign: bool = False) -> _Locked:
     """Lock the campaign (shared) and the annotator's row: one annotator's parallel requests (two tabs) queue
-    here instead of taking two leases. Reads the campaign as committed now, and whether they are a member,
-    excluded, and whether any lease anywhere ran out."""
+    here instead of taking two leases. Reads whether the campaign is archived as committed now (with
+    `campaign`, the whole row), whether they are a member, excluded, and whether any lease anywhere ran
+    out."""
     with connection.cursor() as cursor:
         cursor.execute(
-            _annotator_lock_sql(connection.features.has_select_for_update),
+            _annotator_lock_sql(locks=connection.features.has_select_for_update, campaign=campaign),
             {"annotator": annotator.pk, "campaign": campaign_id, "now": now},
         )
         row = cursor.fetchone()
     if row is None:
-        return _Locked(campaign=None, member=False, excluded=False, expired=False)
-    campaign, end = rows.instance_at(Campaign, row)
-    member, excluded, expired = row[end:]
-    return _Locked(campaign=campaign, member=bool(member), excluded=bool(excluded), expired=bool(expired))
+        return _Locked(None, archived=False, member=False, excluded=False, expired=False)
+    read, end = rows.instance_at(Campaign, row) if campaign else (None, 0)
+    archived, member, excluded, expired = map(bool, row[end:])
+    return _Locked(read, archived=archived, member=member, excluded=excluded, expired=expired)
 
 
 REPEAT_GAP = 3  # a repeat is never one of the annotator's last three answers: not back to back
