@@ -504,8 +504,8 @@ def main() -> None:
                     [(base, t, i, campaign, deadline, stats, lock, two) for i, t in enumerate(tokens)],
                 )
             load = load_average()
+            stored = labels_stored()  # before the in-process measure, which stores labels of its own
             costs = in_process(campaign, tokens[0], args.rounds)
-        stored = labels_stored()
         trivial_rate = len(stats["healthz"]) / trivial_elapsed
         read_rate = len(stats["read"]) / read_elapsed
         label_rate = stats["labels"] / elapsed
