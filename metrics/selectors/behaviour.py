@@ -56,6 +56,7 @@ from metrics.selectors.evaluation_data import (
     CampaignQueries,
 )
 from metrics.selectors.impressions import ImpressionData, campaign_impressions
+from plumbing.digests import sources_digest
 from trec.measures import parse_measure
 
 ONLINE_K = 10  # the cut-off of the online metrics shown (guardrails may name others)
@@ -64,14 +65,8 @@ EM_RESAMPLES = 100  # EM is fitted again on each resample
 SEED = 0
 PROPENSITIES_CACHE_SECONDS = 7 * 24 * 3600
 # In the cache key: a deployment that changes the estimators (or this module) computes its curves afresh.
-_ESTIMATORS_SOURCE = hashlib.sha256(
-    "".join(
-        [
-            Path(__file__).read_text(),
-            *map(inspect.getsource, (propensity_estimators, impression_columns, resampling, labels)),
-        ]
-    ).encode()
-).hexdigest()[:16]
+_ESTIMATORS = (propensity_estimators, impression_columns, resampling, labels)
+_ESTIMATORS_SOURCE = sources_digest([Path(__file__), *(Path(inspect.getfile(m)) for m in _ESTIMATORS)])[:16]
 
 
 @dataclass(frozen=True)
