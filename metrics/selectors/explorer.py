@@ -12,7 +12,7 @@ from annotation.selectors.interactions import interaction_log_ids
 from metrics.compute.labels import disputed_tasks
 from metrics.selectors.behaviour import disagreement_side, users_per_query
 from metrics.selectors.evaluation_data import CampaignEvaluationData, campaign_evaluation_data
-from metrics.selectors.kept import keep, kept, kept_slot
+from metrics.selectors.kept import kept_or_computed, kept_slot
 from metrics.selectors.launch import verdicts_of_model
 from metrics.selectors.scores import campaign_measures, scores_of_models
 from plumbing.digests import inputs_digest
@@ -144,11 +144,7 @@ def query_explorer(
         index, model = experimental[0]
     slot = kept_slot("explorer", campaign, model, measure)
     inputs = inputs_digest(data, interaction_log_ids(campaign=campaign))
-    found = kept(slot, inputs)
-    if found is None:
-        found = _explorer_rows(data, measure, index)
-        keep(slot, inputs, found)
-    rows, users_metric = found
+    rows, users_metric = kept_or_computed(slot, inputs, lambda: _explorer_rows(data, measure, index))
     deltas = [(row.delta, row) for row in rows if row.delta is not None]
     kept_rows = filters.order([row for row in rows if filters.keeps(row)])
     ranked = [(delta, row) for delta, row in sorted(deltas, key=lambda pair: pair[0])]

@@ -4,6 +4,7 @@ read), so no write can leave one in place, and the digest of the code that compu
 reads another's. One result a slot (e.g. a campaign's launch report with its options): a new one takes the
 place of the last."""
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -37,3 +38,12 @@ def kept(slot: str, inputs: str) -> Any:
 
 def keep(slot: str, inputs: str, result: object) -> None:
     cache.set(slot, (inputs, result), KEPT_SECONDS)
+
+
+def kept_or_computed[T](slot: str, inputs: str, compute: Callable[[], T]) -> T:
+    """The result kept in `slot` for `inputs`, else `compute()`'s, kept there for the next request."""
+    found = kept(slot, inputs)
+    if found is None:
+        found = compute()
+        keep(slot, inputs, found)
+    return found

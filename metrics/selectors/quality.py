@@ -48,7 +48,7 @@ from metrics.selectors.evaluation_data import (
     campaign_repeat_pairs,
     excluded_annotators,
 )
-from metrics.selectors.kept import keep, kept, kept_slot
+from metrics.selectors.kept import kept_or_computed, kept_slot
 from plumbing.digests import inputs_digest
 from plumbing.threads import started
 
@@ -173,37 +173,37 @@ def campaign_quality(*, campaign: Campaign, n_resamples: int = 1000) -> Campaign
     inputs = inputs_digest(
         campaign, queries, relevance, preferences, usernames, excluded, repeats, rows, lists
     )
-    found = kept(slot, inputs)
-    if found is not None:
-        return replace(found, campaign=campaign)
-    agreement = campaign_agreement_later(
-        campaign=campaign, relevance=relevance, preferences=preferences, n_resamples=n_resamples
-    )
-    diversity = [
-        AgreementFigure.of(f"{what}: Krippendorff α (nominal)", figure)
-        for what, figure in diversity_agreement(
-            rows=rows,
-            lists=lists,
-            relevance=relevance,
-            task_query_pk=queries.pk[relevance.task_query],
-            preferences=preferences,
-            n_resamples=n_resamples,
+
+    def compute() -> CampaignQuality:
+        agreement = campaign_agreement_later(
+            campaign=campaign, relevance=relevance, preferences=preferences, n_resamples=n_resamples
         )
-    ]
-    quality = _quality(
-        campaign,
-        relevance,
-        preferences,
-        annotator_pk,
-        usernames,
-        set(excluded.tolist()),
-        repeats,
-        agreement,
-        n_resamples,
-        diversity,
-    )
-    keep(slot, inputs, quality)
-    return quality
+        diversity = [
+            AgreementFigure.of(f"{what}: Krippendorff α (nominal)", figure)
+            for what, figure in diversity_agreement(
+                rows=rows,
+                lists=lists,
+                relevance=relevance,
+                task_query_pk=queries.pk[relevance.task_query],
+                preferences=preferences,
+                n_resamples=n_resamples,
+            )
+        ]
+        return _quality(
+            campaign,
+            relevance,
+            preferences,
+            annotator_pk,
+            usernames,
+            set(excluded.tolist()),
+            repeats,
+            agreement,
+            n_resamples,
+            diversity,
+        )
+
+    # A kept result holds the campaign it was computed with: the page shows this request's.
+    return replace(kept_or_computed(slot, inputs, compute), campaign=campaign)
 
 
 def campaign_agreement_later(
