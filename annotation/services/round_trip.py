@@ -198,6 +198,7 @@ FROM (SELECT 1) AS one LEFT JOIN leased ON true LEFT JOIN LATERAL ({page}) AS pa
 """
 
 
+@functools.cache
 def _lease_new_sql(kind: TaskKind) -> str:
     table = kind.model._meta.db_table
     column = f"{kind.assignment_field}_id"
@@ -211,9 +212,6 @@ def _lease_new_sql(kind: TaskKind) -> str:
     return _LEASE_NEW.format(mine=_MINE, task_table=table, task_column=column, task_open=task_open, page=page)
 
 
-_LEASE_NEW_SQL: dict[str, str] = {}
-
-
 def lease_new(
     *, kind: TaskKind, annotator, campaign, now: datetime, expires: datetime, start: int
 ) -> tuple[bool, Assignment | None]:
@@ -221,9 +219,6 @@ def lease_new(
     that reads its page too (`selectors.workbench.PAGE_ROW`).
 
     Returns whether they hold a lease to go back to (then nothing was taken), and the new lease if any."""
-    sql = _LEASE_NEW_SQL.get(kind.name)
-    if sql is None:
-        sql = _LEASE_NEW_SQL[kind.name] = _lease_new_sql(kind)
     on_left = (random.random() < 0.5) if kind.is_side_by_side else None
     params = {
         "annotator": annotator.pk,
@@ -237,7 +232,7 @@ def lease_new(
         "depth": campaign.gsb_depth,
     }
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
+        cursor.execute(_lease_new_sql(kind), params)
         held, pk, task_id, *page = cursor.fetchone()
     if pk is None:
         return held, None
