@@ -77,8 +77,8 @@ def _hand_out(*, annotator, campaign: Campaign, locked: "_Locked", now) -> Assig
     kinds = _kinds_in_order(campaign)
     repeat_drawn = campaign.repeat_rate and random.random() < campaign.repeat_rate
     if round_trip.enabled():
-        # The common case in one statement per kind (a repeat's first); the general path below when it
-        # does not hold.
+        # The common case in one statement (a repeat's first); the general path below when it does not
+        # hold.
         expires = now + timedelta(minutes=settings.TASK_LEASE_MINUTES)
         held = False
         if repeat_drawn:
@@ -92,15 +92,12 @@ def _hand_out(*, annotator, campaign: Campaign, locked: "_Locked", now) -> Assig
             )
             if lease is not None:
                 return lease
-        for kind in [] if held else kinds:
-            start = random.randrange(SHUFFLE_KEYS)
+        if not held:
             held, lease = round_trip.lease_new(
-                kind=kind, annotator=annotator, campaign=campaign, now=now, expires=expires, start=start
+                kinds=kinds, annotator=annotator, campaign=campaign, now=now, expires=expires
             )
             if lease is not None:
                 return lease
-            if held:
-                break
     own = _lease_own(annotator=annotator, campaign=campaign, now=now)
     if own is not None:
         return own
@@ -216,15 +213,15 @@ def repeat_lease_live(*, annotator, task) -> Assignment | None:
     )
 
 
-def _kinds_in_order(campaign: Campaign) -> list[TaskKind]:
+def _kinds_in_order(campaign: Campaign) -> tuple[TaskKind, ...]:
     """The kinds to try, in the campaign's `task_order`; interleaved draws which comes first per hand-out, so
     side-by-side verdicts arrive from the start instead of after every grade (the other kind follows when
     one runs out)."""
     if campaign.task_order == TaskOrder.RELEVANCE_FIRST:
-        return [RELEVANCE, SIDE_BY_SIDE]
+        return (RELEVANCE, SIDE_BY_SIDE)
     if campaign.task_order == TaskOrder.SIDE_BY_SIDE_FIRST or random.random() < 0.5:
-        return [SIDE_BY_SIDE, RELEVANCE]
-    return [RELEVANCE, SIDE_BY_SIDE]
+        return (SIDE_BY_SIDE, RELEVANCE)
+    return (RELEVANCE, SIDE_BY_SIDE)
 
 
 def member_check(*, annotator, campaign: Campaign, member: bool | None = None) -> None:

@@ -1,8 +1,8 @@
 """The label round trip's common case on PostgreSQL, one statement each: a first label on a live lease, or
 the answer to a live repeat (`first_label_store`: the task locked, the lease closed, the label and its
-revision or the repeat's answer written), a new lease (`lease_new`: an unseen task with an open slot locked,
-its slot taken, the lease written) and a repeat's (`repeat_lease_new`: one of the annotator's earlier
-answers leased again).
+revision or the repeat's answer written), a new lease (`lease_new`: an unseen task with an open slot
+locked, of the first kind in the campaign's order that has one, its slot taken, the lease written) and a
+repeat's (`repeat_lease_new`: one of the annotator's earlier answers leased again).
 
 Each returns None when its case does not hold (a changed label, a late or refused submit, a lease to renew
 or none to take); the caller then takes the general path in `labels.py` / `assignment.py`, which
@@ -22,9 +22,9 @@ from django.conf import settings
 from django.db import connection
 from psycopg.types.json import Jsonb
 
-from annotation.models import Assignment
+from annotation.models import SHUFFLE_KEYS, Assignment
 from annotation.selectors.workbench import PAGE_ROW, task_page_sql, task_page_width
-from annotation.task_kinds import RELEVANCE, TASK_KINDS, TaskKind
+from annotation.task_kinds import RELEVANCE, SIDE_BY_SIDE, TASK_KINDS, TaskKind
 
 # The lease closed by a first label or a repeat's answer: the annotator's own, live (a repeat only of a task
 # they labelled: `labels.judgment_submit`), with the campaign (shared, not archived as committed now) and the
@@ -152,7 +152,7 @@ def first_label_store(
 
 # An open task the annotator never met (`selectors.workbench._tasks_unseen` less the renewable leases, which
 # the general path handles), with a slot left.
-_TASK_OPEN = """t.campaign_id = %(campaign)s AND t.slots_spent < %(overlap)s
+_TASK_OPEN = """t.campaign_id = %(campaign)s AND t.slots_spent < %(overlap_{kind})s
       AND NOT EXISTS (SELECT 1 FROM annotation_assignment a
                       WHERE a.{task_column} = t.id AND a.annotator_id = %(annotator)s)
       AND NOT EXISTS (SELECT 1 FROM {label_table} l WHERE l.task_id = t.id AND l.annotator_id = %(annotator)s)
@@ -165,81 +165,112 @@ _MINE = """mine AS (
       AND ((status = 'leased' AND expires_at > %(now)s) OR (status = 'expired' AND NOT repeat))
 )"""
 
-# From a random point of the shuffle order on, then before it (`selectors.workbench.task_candidates`),
-# unless the annotator holds a lease to go back to.
-_LEASE_NEW = """
-WITH {mine},
-after AS (
+# One kind's open task from a random point of its shuffle order on, then before it
+# (`selectors.workbench.task_candidates`), its slot taken; nothing when the annotator holds a lease to go
+# back to, or a kind tried before this one gave a task (`{before}`).
+_SLOT_TAKE = """
+after_{kind} AS (
     SELECT t.id FROM {task_table} t
-    WHERE {task_open} AND t.shuffle_key >= %(start)s AND NOT EXISTS (SELECT 1 FROM mine)
+    WHERE {task_open} AND t.shuffle_key >= %(start_{kind})s AND NOT EXISTS (SELECT 1 FROM mine) {before}
     ORDER BY t.shuffle_key LIMIT 1 FOR NO KEY UPDATE OF t SKIP LOCKED
 ),
-before AS (
+before_{kind} AS (
     SELECT t.id FROM {task_table} t
-    WHERE {task_open} AND t.shuffle_key < %(start)s AND NOT EXISTS (SELECT 1 FROM mine)
-      AND NOT EXISTS (SELECT 1 FROM after)
+    WHERE {task_open} AND t.shuffle_key < %(start_{kind})s AND NOT EXISTS (SELECT 1 FROM mine) {before}
+      AND NOT EXISTS (SELECT 1 FROM after_{kind})
     ORDER BY t.shuffle_key LIMIT 1 FOR NO KEY UPDATE OF t SKIP LOCKED
 ),
-slot AS (
+slot_{kind} AS (
     UPDATE {task_table} t SET slots_spent = t.slots_spent + 1
-    WHERE t.id IN (SELECT id FROM after UNION ALL SELECT id FROM before) AND t.slots_spent < %(overlap)s
+    WHERE t.id IN (SELECT id FROM after_{kind} UNION ALL SELECT id FROM before_{kind})
+      AND t.slots_spent < %(overlap_{kind})s
     RETURNING t.id
-),
+)"""
+
+# The kinds in the order given, the next tried only when those before it gave nothing: one statement
+# whichever kind has a task left.
+_LEASE_NEW = """
+WITH {mine},{slots},
 leased AS (
-    INSERT INTO annotation_assignment (annotator_id, campaign_id, {task_column}, status, skip_reason,
-                                       leased_at, expires_at, experimental_on_left, repeat)
-    SELECT %(annotator)s, %(campaign)s, id, 'leased', '', %(now)s, %(expires)s, %(experimental_on_left)s,
-           false
-    FROM slot
-    RETURNING id, {task_column}
+    INSERT INTO annotation_assignment (annotator_id, campaign_id, relevance_task_id, side_by_side_task_id,
+                                       status, skip_reason, leased_at, expires_at, experimental_on_left,
+                                       repeat)
+    SELECT %(annotator)s, %(campaign)s, relevance_task_id, side_by_side_task_id, 'leased', '', %(now)s,
+           %(expires)s, experimental_on_left, false
+    FROM ({taken}) AS taken(relevance_task_id, side_by_side_task_id, experimental_on_left)
+    RETURNING id, relevance_task_id, side_by_side_task_id, experimental_on_left
 )
-SELECT EXISTS (SELECT 1 FROM mine), leased.id, leased.{task_column}, page.*
-FROM (SELECT 1) AS one LEFT JOIN leased ON true LEFT JOIN LATERAL ({page}) AS page ON true
+SELECT EXISTS (SELECT 1 FROM mine), leased.*, {pages}
 """
+
+# The page of the lease just written, whichever its kind, after the columns above (`_lease_read`).
+_PAGES = """relevance_page.*, side_by_side_page.*
+FROM (SELECT 1) AS one LEFT JOIN leased ON true
+LEFT JOIN LATERAL ({relevance_page}) AS relevance_page ON true
+LEFT JOIN LATERAL ({side_by_side_page}) AS side_by_side_page ON true"""
+
+
+def _pages_sql() -> str:
+    return _PAGES.format(
+        **{
+            f"{kind.name}_page": task_page_sql(
+                kind, task=f"leased.{kind.assignment_field}_id", assignment="leased.id", finished=False
+            )
+            for kind in TASK_KINDS
+        }
+    )
 
 
 @functools.cache
-def _lease_new_sql(kind: TaskKind) -> str:
-    table = kind.model._meta.db_table
-    column = f"{kind.assignment_field}_id"
-    task_open = _TASK_OPEN.format(
-        task_column=column,
-        label_table=kind.label_model._meta.db_table,
-        identical="AND NOT (t.lists_identical AND %(auto_same)s)" if kind.is_side_by_side else "",
+def _lease_new_sql(kinds: tuple[TaskKind, ...]) -> str:
+    slots, taken = [], []
+    for i, kind in enumerate(kinds):
+        column = f"{kind.assignment_field}_id"
+        task_open = _TASK_OPEN.format(
+            kind=kind.name,
+            task_column=column,
+            label_table=kind.label_model._meta.db_table,
+            identical="AND NOT (t.lists_identical AND %(auto_same)s)" if kind.is_side_by_side else "",
+        )
+        before = "".join(f"AND NOT EXISTS (SELECT 1 FROM slot_{earlier.name})" for earlier in kinds[:i])
+        slots.append(
+            _SLOT_TAKE.format(
+                kind=kind.name,
+                task_table=kind.model._meta.db_table,
+                task_open=task_open,
+                before=before,
+            )
+        )
+        ids = ", ".join("id" if other is kind else "NULL::bigint" for other in (RELEVANCE, SIDE_BY_SIDE))
+        on_left = "%(experimental_on_left)s" if kind.is_side_by_side else "NULL::boolean"
+        taken.append(f"SELECT {ids}, {on_left} FROM slot_{kind.name}")
+    return _LEASE_NEW.format(
+        mine=_MINE, slots=",".join(slots), taken=" UNION ALL ".join(taken), pages=_pages_sql()
     )
-    # The new lease's page, read in the same statement (its snapshot: the label just stored counts).
-    page = task_page_sql(kind, task=f"leased.{column}", assignment="leased.id", finished=False)
-    return _LEASE_NEW.format(mine=_MINE, task_table=table, task_column=column, task_open=task_open, page=page)
 
 
 def lease_new(
-    *, kind: TaskKind, annotator, campaign, now: datetime, expires: datetime, start: int
+    *, kinds: tuple[TaskKind, ...], annotator, campaign, now: datetime, expires: datetime
 ) -> tuple[bool, Assignment | None]:
-    """Lease the annotator an unseen open task of `kind` from `start` of the shuffle order, in one statement
-    that reads its page too (`selectors.workbench.PAGE_ROW`).
+    """Lease the annotator an unseen open task of the first of `kinds` that has one, from a random point of
+    its shuffle order, in one statement that reads its page too (`selectors.workbench.PAGE_ROW`).
 
     Returns whether they hold a lease to go back to (then nothing was taken), and the new lease if any."""
-    on_left = (random.random() < 0.5) if kind.is_side_by_side else None
     params = {
         "annotator": annotator.pk,
         "campaign": campaign.pk,
-        "overlap": kind.overlap(campaign),
         "now": now,
         "expires": expires,
-        "start": start,
         "auto_same": campaign.auto_same_identical,
-        "experimental_on_left": on_left,
+        "experimental_on_left": random.random() < 0.5,
         "depth": campaign.gsb_depth,
     }
+    for kind in kinds:
+        params[f"overlap_{kind.name}"] = kind.overlap(campaign)
+        params[f"start_{kind.name}"] = random.randrange(SHUFFLE_KEYS)
     with connection.cursor() as cursor:
-        cursor.execute(_lease_new_sql(kind), params)
-        held, pk, task_id, *page = cursor.fetchone()
-    if pk is None:
-        return held, None
-    task = {f"{kind.assignment_field}_id": task_id}
-    lease = _leased(pk, annotator, campaign, now, expires, on_left, repeat=False, **task)
-    setattr(lease, PAGE_ROW, tuple(page))
-    return held, lease
+        cursor.execute(_lease_new_sql(kinds), params)
+        return _lease_read(cursor.fetchone(), annotator, campaign, now, expires, repeat=False)
 
 
 # `assignment._repeat_lease`: one of the annotator's answers in the campaign, not among their last `gap`, of a
@@ -275,23 +306,13 @@ leased AS (
     FROM chosen
     RETURNING id, relevance_task_id, side_by_side_task_id, experimental_on_left
 )
-SELECT EXISTS (SELECT 1 FROM mine), leased.*, relevance_page.*, side_by_side_page.*
-FROM (SELECT 1) AS one LEFT JOIN leased ON true
-LEFT JOIN LATERAL ({relevance_page}) AS relevance_page ON true
-LEFT JOIN LATERAL ({side_by_side_page}) AS side_by_side_page ON true
+SELECT EXISTS (SELECT 1 FROM mine), leased.*, {pages}
 """
 
 
 @functools.cache
 def _repeat_lease_new_sql() -> str:
-    """With the repeat's page, whichever its kind (`lease_new`)."""
-    pages = {
-        f"{kind.name}_page": task_page_sql(
-            kind, task=f"leased.{kind.assignment_field}_id", assignment="leased.id", finished=False
-        )
-        for kind in TASK_KINDS
-    }
-    return _REPEAT_LEASE_NEW.format(mine=_MINE, **pages)
+    return _REPEAT_LEASE_NEW.format(mine=_MINE, pages=_pages_sql())
 
 
 def repeat_lease_new(
@@ -312,28 +333,16 @@ def repeat_lease_new(
     }
     with connection.cursor() as cursor:
         cursor.execute(_repeat_lease_new_sql(), params)
-        held, pk, relevance_task_id, side_by_side_task_id, on_left, *pages = cursor.fetchone()
+        return _lease_read(cursor.fetchone(), annotator, campaign, now, expires, repeat=True)
+
+
+def _lease_read(row, annotator, campaign, now, expires, *, repeat: bool) -> tuple[bool, Assignment | None]:
+    """Whether the annotator held a lease, and the lease a statement wrote (`_LEASE_NEW`'s columns) as the
+    ORM would read it, with its page."""
+    held, pk, relevance_task_id, side_by_side_task_id, on_left, *pages = row
     if pk is None:
         return held, None
-    lease = _leased(
-        pk,
-        annotator,
-        campaign,
-        now,
-        expires,
-        on_left,
-        repeat=True,
-        relevance_task_id=relevance_task_id,
-        side_by_side_task_id=side_by_side_task_id,
-    )
-    width = task_page_width(RELEVANCE)
-    setattr(lease, PAGE_ROW, tuple(pages[:width] if relevance_task_id is not None else pages[width:]))
-    return held, lease
-
-
-def _leased(pk, annotator, campaign, now, expires, on_left, **fields) -> Assignment:
-    """The lease a statement wrote, as the ORM would read it."""
-    return Assignment(
+    lease = Assignment(
         pk=pk,
         annotator=annotator,
         campaign=campaign,
@@ -341,5 +350,10 @@ def _leased(pk, annotator, campaign, now, expires, on_left, **fields) -> Assignm
         leased_at=now,
         expires_at=expires,
         experimental_on_left=on_left,
-        **fields,
+        repeat=repeat,
+        relevance_task_id=relevance_task_id,
+        side_by_side_task_id=side_by_side_task_id,
     )
+    width = task_page_width(RELEVANCE)
+    setattr(lease, PAGE_ROW, tuple(pages[:width] if relevance_task_id is not None else pages[width:]))
+    return held, lease

@@ -28,7 +28,7 @@ from annotation.services.assignment import REPEAT_GAP, task_next
 from annotation.services.campaigns import campaign_import
 from annotation.services.labels import judgment_submit, preference_submit
 from annotation.services.tokens import token_get_or_create
-from annotation.task_kinds import RELEVANCE
+from annotation.task_kinds import RELEVANCE, SIDE_BY_SIDE
 
 pytestmark = pytest.mark.postgres
 
@@ -166,13 +166,35 @@ def test_a_new_lease_takes_a_slot_and_nothing_while_one_is_held(campaign, make_u
     lease = relevance_lease(user, campaign)
     assert RelevanceTask.objects.get(pk=lease.relevance_task_id).slots_spent == 1
     spent = sorted(RelevanceTask.objects.values_list("slots_spent", flat=True))
-    now, start = lease.leased_at, 0
     held, again = round_trip.lease_new(
-        kind=RELEVANCE, annotator=user, campaign=campaign, now=now, expires=lease.expires_at, start=start
+        kinds=(RELEVANCE,), annotator=user, campaign=campaign, now=lease.leased_at, expires=lease.expires_at
     )
     assert held and again is None
     assert sorted(RelevanceTask.objects.values_list("slots_spent", flat=True)) == spent
     assert Assignment.objects.filter(annotator=user).count() == 1
+
+
+@pytest.mark.parametrize("order", ["relevance_first", "side_by_side_first"])
+def test_when_the_first_kind_has_no_slot_left_the_other_comes_in_the_same_statement(
+    bundle_data, make_user, order
+):
+    campaign = campaign_import(bundle=parse_bundle(bundle_data, "small.json"))
+    campaign.task_order = order
+    first, other = (RELEVANCE, SIDE_BY_SIDE) if order == "relevance_first" else (SIDE_BY_SIDE, RELEVANCE)
+    first.model.objects.filter(campaign=campaign).update(slots_spent=first.overlap(campaign))
+    user = make_user("ann", "annotator")
+    with CaptureQueriesContext(connection) as context:
+        lease = task_next(annotator=user, campaign=campaign)
+    assert len(statements(context)) == 2, statements(context)  # the annotator's lock, the lease
+    assert getattr(lease, f"{first.assignment_field}_id") is None
+    task_id = getattr(lease, f"{other.assignment_field}_id")
+    assert other.model.objects.get(pk=task_id).slots_spent == 1
+    assert (lease.experimental_on_left is None) == (other is RELEVANCE)
+    with CaptureQueriesContext(connection) as context:
+        view = task_view(assignment=lease)
+    assert not statements(context)  # its page came with it
+    assert task_view(assignment=Assignment.objects.select_related("campaign").get(pk=lease.pk)) == view
+    assert Assignment.objects.get(annotator=user).pk == lease.pk
 
 
 @pytest.mark.parametrize("order", ["relevance_first", "side_by_side_first"])
