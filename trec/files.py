@@ -291,7 +291,7 @@ class Comments(Enum):
 def _blank_comments(window: np.ndarray, *, indented: bool) -> None:
     """Turns every comment line of a window of whole lines into blanks, in place: the tokenizer then skips
     it as a blank line, and the line numbers of the others stay right."""
-    hashes = _true_positions(window == COMMENT)
+    hashes = np.flatnonzero(window == COMMENT)
     if not hashes.size:
         return
     # Most files have no `#` at all, and ids holding one (`msmarco_v2.1_doc_00_880019750#4_1633802806`) have
@@ -498,7 +498,8 @@ def _tokenize(
     numbers, to `columns`; returns the number of lines. The bytes of `tail` past `size` are only viewed,
     never parsed; comment lines are blanked in place."""
     window = tail[:size]
-    blanks = _true_positions(window <= LAST_BLANK)
+    # NumPy 2's nonzero is vectorized: 2.5× faster here than indexing an arange by the mask.
+    blanks = np.flatnonzero(window <= LAST_BLANK)
     # A NUL and a newline are blanks: looked for among the blanks, not in every byte.
     blank_bytes = window[blanks]
     if blank_bytes.size and blank_bytes.min() == 0:
@@ -509,7 +510,7 @@ def _tokenize(
         (window == COMMENT).any() if simple is None else (window[simple[0][::n_fields]] == COMMENT).any()
     ):
         _blank_comments(window, indented=comments is Comments.FIRST_TEXT)
-        blanks = _true_positions(window <= LAST_BLANK)
+        blanks = np.flatnonzero(window <= LAST_BLANK)
         simple = _split_single_separated(window, blanks, window[blanks], n_fields)
     if simple is not None:
         starts, ends, n_lines = simple
@@ -569,19 +570,6 @@ def _split_single_separated(
     starts[0] = 0
     starts[1:] = separators[:-1] + 1
     return starts, separators, n_lines
-
-
-def _true_positions(mask: np.ndarray) -> np.ndarray:
-    """np.flatnonzero(mask) as int32 (when it fits), by boolean indexing in slices: twice as fast."""
-    step = 1 << 20
-    dtype = np.int32 if mask.size < 1 << 31 else np.int64
-    index = np.arange(min(step, mask.size), dtype=dtype)
-    parts = []
-    for begin in range(0, mask.size, step):
-        part = index[: min(step, mask.size - begin)][mask[begin : begin + step]]
-        part += begin
-        parts.append(part)
-    return np.concatenate(parts) if parts else index[:0]
 
 
 def _split_any(
