@@ -20,6 +20,8 @@ _SIXES = _U(0x0606060606060606)
 _POINTS = _U(0x2E2E2E2E2E2E2E2E)
 _ONES = _U(0x0101010101010101)
 _HIGH_BITS = _U(0x8080808080808080)
+# Keeping the low k bytes of a little-endian word: KEEP_BYTES[k].
+KEEP_BYTES = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)
 _POWERS = np.array([10**e for e in range(17)], dtype=np.uint64)
 _FLOAT_POWERS = np.array([10.0**e for e in range(17)])
 # For k kept bytes: how far they move up, and the '0's that fill the k bytes below them.
@@ -73,6 +75,25 @@ def _parse_block(buffer, view, starts, lengths):
     has_point = (point < 8) & (point < lengths)
     integer_digits = np.minimum(point, lengths)
     fraction_digits = np.where(has_point, lengths - point - 1, 0)
+    if lengths.size and lengths.max() <= 8:
+        # Every token in its first word (scores such as `19.379`): its digits, the point taken out, are
+        # one word of at most 7 digits, read at once instead of the integer and fraction apart.
+        total_digits = integer_digits + fraction_digits
+        below = KEEP_BYTES[integer_digits]
+        joined = (head & below) | ((head >> _U(8)) & ~below)
+        mantissa, ok = _digits(joined, total_digits)
+        ok &= total_digits > 0
+    else:
+        mantissa, ok = _mantissa(view, head, starts, lengths, integer_digits, fraction_digits, has_point)
+    values = mantissa.astype(np.float64)
+    values /= _FLOAT_POWERS[np.minimum(fraction_digits, 16)]
+    np.negative(values, out=values, where=negative)
+    return values, ok
+
+
+def _mantissa(view, head, starts, lengths, integer_digits, fraction_digits, has_point):
+    """The integer M of a token's digits (at most 8 integer and 16 fraction digits, 17 in all), and
+    whether it was read: all digits, and M ≤ 2^53."""
     total_digits = integer_digits + fraction_digits
     # At most 17 digits: M < 10^17 cannot overflow 64 bits before it is compared with 2^53.
     ok = (integer_digits <= 8) & (fraction_digits <= 16) & (total_digits > 0) & (total_digits <= 17)
@@ -92,10 +113,7 @@ def _parse_block(buffer, view, starts, lengths):
         ok &= valid
         mantissa = mantissa * _POWERS[second_fraction] + low
     ok &= mantissa <= _U(_EXACT)
-    values = mantissa.astype(np.float64)
-    values /= _FLOAT_POWERS[np.minimum(fraction_digits, 16)]
-    np.negative(values, out=values, where=negative)
-    return values, ok
+    return mantissa, ok
 
 
 def _digits(word: np.ndarray, count: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

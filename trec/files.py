@@ -24,7 +24,7 @@ from typing import TextIO
 import numpy as np
 import numpy.typing as npt
 
-from trec.decimals import PADDING, parse_decimals
+from trec.decimals import KEEP_BYTES, PADDING, parse_decimals
 
 WINDOW_BYTES = 8 << 20
 # The read buffer grows to hold a line longer than a window, up to this: a gzipped line of nothing but blanks
@@ -38,8 +38,6 @@ COMMENT = ord("#")
 SPACE = ord(" ")
 # Space and every control byte below it (tab, newline, carriage return...) separate fields.
 LAST_BLANK = 32
-# Keeping the low k bytes of a little-endian word: _KEEP_BYTES[k].
-_KEEP_BYTES = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)
 assert MAX_TOKEN_BYTES + 1 >= PADDING
 
 
@@ -638,7 +636,7 @@ def _token_bytes(
     for word in range(filled, n_words):
         kept = lengths - 8 * word
         np.clip(kept, 0, 8, out=kept)
-        matrix[:, word] &= _KEEP_BYTES[kept]
+        matrix[:, word] &= KEEP_BYTES[kept]
     # Whole words, NUL-padded: S16 holds a 13-byte id as S13 would, without a copy to trim it.
     matrix[:, n_words:] = 0
     return out

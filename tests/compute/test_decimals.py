@@ -1,5 +1,7 @@
 """The bulk decimal parser: exactly float() wherever it takes a token, and it takes the usual forms."""
 
+import re
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -66,3 +68,17 @@ def test_typical_run_scores_all_take_the_fast_path():
     values, parsed = parse(tokens)
     assert parsed.all()
     assert [value.hex() for value in values.tolist()] == [float(token).hex() for token in tokens]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text("0123456789.-+e", min_size=1, max_size=8), min_size=1, max_size=40))
+def test_a_block_of_short_tokens_reads_as_the_general_path_does(tokens):
+    # All within 8 bytes, the block is read a word a token; one longer token sends it down the general path.
+    short, short_ok = parse(tokens)
+    general, general_ok = parse([*tokens, "1.0000000001"])
+    assert short_ok.tolist() == general_ok[:-1].tolist()
+    for token, value, ok in zip(tokens, short.tolist(), short_ok.tolist(), strict=True):
+        if ok:
+            assert same_double(value, float(token)), token
+        else:
+            assert not re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)", token), f"{token} is a plain decimal"
