@@ -30,7 +30,7 @@ from trec.measures import DEFAULT_ALPHA, Measure, parse_measure
 
 _DOCUMENT_BITS = 40
 MAX_QUERIES = 1 << (64 - _DOCUMENT_BITS)
-_CHECK_SLICE = 1 << 20
+_CHECK_BYTES = 8 << 20
 _BLOCK = 1 << 16
 _SEEDS = (0x243F6A8885A308D3, 0x13198A2E03707344, 0xA4093822299F31D0, 0x082EFA98EC4E6C89)
 
@@ -413,17 +413,29 @@ def _join(qrels: QrelsIndex, row_of_query: np.ndarray, layout: RowLayout, run: R
     run_keys, order = _sorted_pairs(row_of_query, layout, run.document, seed)
     _check_duplicates(run_keys, order, run.document, run.line, run.path)
     labels = np.full(run.document.size, np.nan)
-    if qrels_keys.size == 0:
-        return labels
-    # A slice of the run at a time, to keep the copies small. Equal keys mean the same query row (its bits
-    # are exact); the document ids must match byte for byte.
-    for begin in range(0, run_keys.size, _CHECK_SLICE):
-        part = slice(begin, begin + _CHECK_SLICE)
-        found = np.searchsorted(qrels_keys, run_keys[part])
-        np.minimum(found, qrels_keys.size - 1, out=found)
-        hit = qrels_keys[found] == run_keys[part]
-        entry, matched = qrels_entry[found[hit]], order[part][hit]
+    run_at, qrels_at = _matches(run_keys, qrels_keys)
+    # Equal keys mean the same query row (its bits are exact); the document ids must match byte for byte.
+    # A slice at a time, the ids compared a few MiB at a time whatever their width.
+    step = max(1, _CHECK_BYTES // max(qrels.document.itemsize, run.document.itemsize, 1))
+    for begin in range(0, run_at.size, step):
+        part = slice(begin, begin + step)
+        entry, matched = qrels_entry[qrels_at[part]], order[run_at[part]]
         if not (qrels.document[entry] == run.document[matched]).all():
             raise _Collision
         labels[matched] = qrels.label[entry]
     return labels
+
+
+def _matches(left: np.ndarray, right: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The positions i in `left` and j in `right` where left[i] == right[j], for two sorted arrays of
+    distinct keys. The shorter is looked up in the longer: a binary search per key of the shorter (a run
+    four times as long as its qrels took four times the searches the other way round)."""
+    if left.size > right.size:
+        right_at, left_at = _matches(right, left)
+        return left_at, right_at
+    if left.size == 0:
+        return np.zeros(0, np.intp), np.zeros(0, np.intp)
+    found = np.searchsorted(right, left)
+    np.minimum(found, right.size - 1, out=found)
+    hit = right[found] == left
+    return np.flatnonzero(hit), found[hit]

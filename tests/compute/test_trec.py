@@ -274,14 +274,17 @@ PYTREC_MEASURES = {
 
 @pytest.mark.parametrize("judged_only", [False, True])
 @pytest.mark.parametrize("seed", range(5))
-def test_agrees_with_pytrec_eval_per_query(tmp_path, seed, judged_only):
+@pytest.mark.parametrize("depth", [None, 3])
+def test_agrees_with_pytrec_eval_per_query(tmp_path, seed, judged_only, depth):
+    # A run cut at depth 3 is shorter than its qrels: the join then looks the run up in the qrels.
     rng = np.random.default_rng(seed)
     qrels, run = {}, {}
     for q in range(40):
         pool = [f"doc{d}" for d in rng.choice(200, size=int(rng.integers(1, 40)), replace=False)]
         qrels[f"q{q}"] = {d: int(rng.integers(-1, 4)) for d in pool if rng.random() < 0.7} or {pool[0]: 0}
         candidates = pool + [f"x{d}" for d in range(20)]
-        retrieved = list(rng.choice(candidates, size=int(rng.integers(1, len(candidates))), replace=False))
+        size = int(rng.integers(1, len(candidates)))
+        retrieved = list(rng.choice(candidates, size=size, replace=False))[:depth]
         # Few distinct scores: plenty of ties for the tie-break rule.
         run[f"q{q}"] = {d: float(rng.integers(0, 5)) for d in retrieved}
     run["only-in-run"] = {"doc1": 1.0}
