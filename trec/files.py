@@ -560,12 +560,12 @@ def _split_single_separated(
     newlines = separator_bytes == NEWLINE
     if not newlines[n_fields - 1 :: n_fields].all() or np.count_nonzero(newlines) != n_lines:
         return None
-    # An empty token means a blank at the window's start or two separators in a row.
-    if window[0] <= LAST_BLANK or (np.diff(separators) == 1).any():
-        return None
     starts = np.empty_like(separators)
     starts[0] = 0
-    starts[1:] = separators[:-1] + 1
+    np.add(separators[:-1], 1, out=starts[1:])
+    # An empty token (a blank at the window's start, or two separators in a row) starts where it ends.
+    if (starts == separators).any():
+        return None
     return starts, separators, n_lines
 
 

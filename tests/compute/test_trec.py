@@ -121,6 +121,9 @@ def test_columns_grow_and_widen_across_windows(tmp_path, monkeypatch, gzipped):
     ("lines", "message"),
     [
         (["1 Q0 a 1 2.0 t", "1 Q0 b 1 2.0"], "run:2: expected at least 6 fields, found 5"),
+        # Six separators a line, as in the usual layout, but one of them opens an empty token.
+        (["1 Q0 a 1 2.0 t", "1 Q0  b 1 2.0"], "run:2: expected at least 6 fields, found 5"),
+        ([" 1 Q0 b 1 2.0"], "run:1: expected at least 6 fields, found 5"),
         (["1 Q0 a 1 nan t"], "run:1: score 'nan' is not a number"),
         (["1 Q0 a 1 1e999 t"], "run:1: score '1e999' is not a number"),
         (
