@@ -472,16 +472,25 @@ def test_ids_longer_than_eight_bytes_on_one_side_only_still_join(tmp_path):
 
 
 def test_id_columns_of_any_width_join_as_the_readers_whole_words_do(tmp_path):
-    # The reader's id columns are whole 8-byte words, hashed in place; others (S13, S3) are padded first.
-    qrels = read_qrels(write(tmp_path / "qrels", ["1 0 doc-000000001 2", "1 0 b 1", "2 0 c 1"]))
-    run = read_run(write(tmp_path / "run", ["1 Q0 b 1 3 t", "1 Q0 doc-000000001 2 2 t", "2 Q0 x 1 1 t"]))
-    assert qrels.document.dtype == run.document.dtype == "S16"
-    narrow_qrels = trec.Qrels(qrels.query, qrels.document.astype("S13"), qrels.label, qrels.line, qrels.path)
-    narrow_run = trec.Run(run.query, run.document.astype("S13"), run.score, run.line, run.path)
+    # The reader's id columns are whole 8-byte words, hashed and compared as words in place; others (S13,
+    # S17) are padded or compared as strings. The queries differ only in their second word.
+    one, two = "topic-0000000001", "topic-0000000002"
+    qrels = read_qrels(
+        write(tmp_path / "qrels", [f"{one} 0 doc-000000001 2", f"{one} 0 b 1", f"{two} 0 c 1"])
+    )
+    run = read_run(
+        write(tmp_path / "run", [f"{one} Q0 b 1 3 t", f"{one} Q0 doc-000000001 2 2 t", f"{two} Q0 x 1 1 t"])
+    )
+    assert qrels.document.dtype == run.document.dtype == qrels.query.dtype == "S16"
+    narrow_qrels = trec.Qrels(
+        qrels.query.astype("S17"), qrels.document.astype("S13"), qrels.label, qrels.line, qrels.path
+    )
+    narrow_run = trec.Run(run.query.astype("S17"), run.document.astype("S13"), run.score, run.line, run.path)
     measures = ["nDCG@2", "P@1"]
-    expected = evaluate_run(QrelsIndex(qrels), run, measures).per_query
-    got = evaluate_run(QrelsIndex(narrow_qrels), narrow_run, measures).per_query
-    assert {name: values.tolist() for name, values in got.items()} == {
-        name: values.tolist() for name, values in expected.items()
+    expected = evaluate_run(QrelsIndex(qrels), run, measures)
+    got = evaluate_run(QrelsIndex(narrow_qrels), narrow_run, measures)
+    assert got.query_ids == expected.query_ids == [one, two]
+    assert {name: values.tolist() for name, values in got.per_query.items()} == {
+        name: values.tolist() for name, values in expected.per_query.items()
     }
-    assert expected["P@1"].tolist() == [1.0, 0.0]
+    assert expected.per_query["P@1"].tolist() == [1.0, 0.0]
