@@ -1,15 +1,28 @@
-"""Response serializers built once per class: each response still shows its own task, nested lists included,
-and a class never takes another's fields."""
+"""Serializers whose fields are built and bound once per class: each response still shows its own task,
+nested lists included, as DRF's own serializers would; a class never takes another's fields, and none takes
+a context or is partial (its shared fields would not see them)."""
 
+import itertools
+from collections import Counter
 from datetime import UTC, datetime
 from types import SimpleNamespace
 
+import pytest
+from rest_framework import serializers
+from rest_framework.renderers import JSONRenderer
+
 from annotation.api.serializers import (
+    FieldsOnceSerializer,
     GradeSerializer,
+    LabelRequestSerializer,
     LabelSerializer,
     TaskGradeSerializer,
     TaskSerializer,
 )
+from annotation.bundle import parse_bundle
+from annotation.models import Assignment
+from annotation.services.campaigns import campaign_import
+from tests.factories import SMALL_BUNDLE
 
 
 def document(title: str) -> SimpleNamespace:
@@ -70,3 +83,82 @@ def test_a_class_keeps_its_own_fields():
     assert shown["key"] == "1"
     assert "key" in TaskGradeSerializer().fields
     assert "key" not in GradeSerializer().fields
+    assert TaskGradeSerializer().fields is TaskGradeSerializer().fields
+    with pytest.raises(TypeError):
+        LabelRequestSerializer(data={}, context={"request": None})
+    with pytest.raises(TypeError):
+        LabelRequestSerializer(data={}, partial=True)
+
+
+def walked_bundle() -> dict:
+    """Twelve queries, the first with intents; both kinds interleaved, 5-point verdicts, a third repeated."""
+    data = {**SMALL_BUNDLE, "name": "Walked"}
+    data["settings"] = {
+        **SMALL_BUNDLE["settings"],
+        "overlap": 1,
+        "gsb_overlap": 1,
+        "gsb_scale": 5,
+        "repeat_rate": 0.34,
+        "task_order": "interleaved",
+    }
+    data["queries"] = [{"id": f"q{i}", "text": f"query {i}", "description": f"about {i}"} for i in range(12)]
+    data["queries"][0]["intents"] = [{"id": "buy", "text": "to buy"}, {"id": "read", "text": "to read"}]
+    data["rankings"] = [
+        {"model": model, "query": f"q{i}", "documents": documents}
+        for i in range(12)
+        for model, documents in (("online", ["d1", "d2", "d3"]), ("exp", ["d1", "d3", "d4"]))
+    ]
+    return data
+
+
+def test_shared_fields_answer_as_drfs_own(db, monkeypatch, client_for):
+    """Every task and label an annotator's walk answers with (relevance and side by side, repeats, labels
+    with and without comments, intents, marks and strengths, changed labels) is, to the byte, what DRF makes
+    of the same instance with fields of the serializer's own, at every level of nesting."""
+    renderer, seen = JSONRenderer(), Counter()
+
+    def both(serializer, instance):
+        shared = serializers.Serializer.to_representation(serializer, instance)
+        own = type("Own", (type(serializer),), {"fields": serializers.Serializer.__dict__["fields"]})()
+        assert "fields" not in vars(own)
+        standard = serializers.Serializer.to_representation(own, instance)  # nested ones: `both` again
+        assert own.fields is not serializer.fields and vars(own)["fields"]
+        assert renderer.render(shared) == renderer.render(standard), type(serializer).__name__
+        seen[type(serializer).__name__] += 1
+        return shared
+
+    monkeypatch.setattr(FieldsOnceSerializer, "to_representation", both, raising=False)
+    campaign = campaign_import(bundle=parse_bundle(walked_bundle(), "walked.json"))
+    annotator = client_for("walker", "annotator")
+    task = annotator.post(f"/api/campaigns/{campaign.pk}/next-task/").json()
+    answered = []
+    for n in itertools.count():
+        if task is None:
+            break
+        if task["kind"] == "relevance":
+            label = {"grade": n % 4, **({"intents": ["read"]} if task["query"]["intents"] else {})}
+        else:
+            label = {
+                "verdict": ("left", "same", "right")[n % 3],
+                "duplicates": [["left", 2, 1]] if n % 2 else [],
+            }
+            label.update({"strength": 1 + n % 2} if label["verdict"] != "same" else {})
+        label.update({"comment": f"because {n}"} if n % 3 else {})
+        url = f"/api/tasks/{task['id']}/judgment/"
+        if n % 4 == 3:  # the two-request path
+            assert annotator.post(url, label, format="json").status_code in (200, 201)
+            answer = annotator.post(f"/api/campaigns/{campaign.pk}/next-task/")
+            task = answer.json() if answer.status_code == 200 else None
+        else:
+            task = annotator.post(f"{url}?next=true", label, format="json").json()["next"]
+        answered.append(annotator.get(f"/api/tasks/{url.split('/')[3]}/").json())  # with its current label
+    changed = {**label, "comment": "changed"}
+    assert (
+        annotator.post(f"/api/tasks/{answered[-1]['id']}/judgment/", changed, format="json").status_code
+        == 200
+    )
+    kinds = {task["kind"] for task in answered}
+    assert kinds == {"relevance", "side_by_side"} and all(task["current"] for task in answered)
+    assert seen["TaskSerializer"] > 20 and seen["LabelSerializer"] > 10 and seen["TaskIntentSerializer"]
+    assert seen["CurrentLabelSerializer"] and seen["TaskGradeSerializer"] and seen["TaskDocumentSerializer"]
+    assert Assignment.objects.filter(repeat=True, finished_at__isnull=False).count() > 2
