@@ -7,6 +7,13 @@ from dataclasses import dataclass
 
 from django.db import connection
 from django.db.models import Model
+from psycopg import _queries as psycopg_queries
+
+# psycopg turns a statement's placeholders into its own once and keeps the result, but only for statements of
+# at most 4 KB (longer ones are mostly an ORM's one-off bulk statements): the round trip's lease statement is
+# 7 KB, and converting it anew cost every label about 0.15 ms. Hand-written statements are few and built once
+# per process; 16 KB bounds what psycopg keeps (128 statements at most). tests/plumbing/test_rows.py sees it.
+psycopg_queries.MAX_CACHED_STATEMENT_LENGTH = max(psycopg_queries.MAX_CACHED_STATEMENT_LENGTH, 16 * 1024)
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from psycopg import _queries
 
 from annotation.models import Assignment, Campaign, Document, RelevanceTask, SideBySideTask
 from annotation.roles import RolesBackend, can_annotate, can_manage, can_review
@@ -113,3 +114,16 @@ def test_an_unknown_inactive_or_malformed_user_is_nobody(make_user):
     assert backend.get_user(gone.pk) is None
     assert backend.get_user(10**9) is None
     assert backend.get_user("not a number") is None
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="psycopg converts placeholders on PostgreSQL")
+def test_a_long_statement_is_converted_once(db):
+    """The round trip's lease statement is longer than psycopg keeps converted by default (4 KB)."""
+    statement = "SELECT %(one)s " + "-- padding\n" * 800  # 8.8 KB
+    assert len(statement) > 4096
+    with connection.cursor() as cursor:
+        cursor.execute(statement, {"one": 1})
+        hits = _queries._query2pg_client.cache_info().hits
+        cursor.execute(statement, {"one": 1})
+        assert cursor.fetchone() == (1,)
+    assert _queries._query2pg_client.cache_info().hits == hits + 1
