@@ -1,0 +1,56 @@
+"""`{% result_list results side %}`: a side-by-side task's list on the workbench, written out in Python. As an
+included template (a loop in a loop, some fifty nodes a result) it was half the page's render, and the
+page is rendered on every label."""
+
+from django import template
+from django.template.defaultfilters import truncatechars
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import gettext
+
+from annotation.selectors.workbench import ListedDocument
+from annotation.templatetags.links import safe_link
+
+register = template.Library()
+
+SNIPPET_CHARACTERS = 260
+
+
+@register.simple_tag
+def result_list(results: list[ListedDocument], side: str) -> SafeString:
+    """The `<ol>` of one side's results (`side`: left or right), each with its near-duplicate choice."""
+    side = escape(side)
+    items = [_result(result, side) for result in results]
+    if not items:
+        empty = escape(gettext("No results."))
+        items = [f'\n  <li class="muted">{empty}</li>\n  ']
+    return mark_safe(f'\n<ol class="wb-results">\n  {"".join(items)}\n</ol>\n')
+
+
+def _result(result: ListedDocument, side: str) -> str:
+    position = result.position
+    url = f'<div class="wb-url">{safe_link(result.url)}</div>' if result.url else ""
+    snippet = (
+        f'<div class="wb-snippet">{escape(truncatechars(result.body, SNIPPET_CHARACTERS))}</div>'
+        if result.body
+        else ""
+    )
+    same = ""
+    if position > 1:
+        options = "".join(
+            f'<option value="{side}:{position}:{earlier}"'
+            f"{' selected' if result.same_as == earlier else ''}>#{earlier}</option>"
+            for earlier in result.earlier
+        )
+        label = escape(gettext("Near-duplicate of"))
+        same = (
+            f'\n    <label class="wb-same"><span>{label}</span>\n'
+            f'      <select name="duplicate" form="wb-label-form" data-side="{side}" '
+            f'data-position="{position}">\n'
+            f'        <option value="">—</option>\n        {options}\n      </select></label>\n    '
+        )
+    return (
+        f'\n  <li class="wb-result" data-side="{side}" data-position="{position}">\n'
+        f'    <div class="wb-result-title">{escape(result.title)}</div>\n'
+        f"    {url}\n    {snippet}\n    {same}\n  </li>\n  "
+    )
