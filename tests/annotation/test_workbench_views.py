@@ -7,11 +7,13 @@ from django.urls import reverse
 
 from annotation.bundle import parse_bundle
 from annotation.models import Assignment, Campaign, Document, Judgment, Preference, Query
+from annotation.selectors.workbench import ListedDocument
 from annotation.services.assignment import task_next
 from annotation.services.campaigns import campaign_archive, campaign_import
 from annotation.services.exclusions import annotator_exclude
 from annotation.services.labels import judgment_submit
 from annotation.services.people import campaign_members_set
+from annotation.templatetags.workbench import result_list
 
 
 @pytest.fixture
@@ -320,3 +322,18 @@ def test_the_next_task_refused_after_a_stored_label_is_a_message_not_a_500(
     assert response.status_code == 200
     assert "no longer used" in response.content.decode()
     assert Judgment.objects.get(annotator=annotator).grade == 1
+
+
+def test_side_by_side_lists_escape_as_the_template_did():
+    """`result_list` writes the lists in Python: imported text escaped, snippets cut, marks selected."""
+    body = "<img src=x>" + "é" * 300
+    results = [
+        ListedDocument("<b>t</b>", "javascript:x", False, body, position=1, same_as=None),
+        ListedDocument("t2", "https://e.com/?a=1&b=2", True, "", position=2, same_as=1),
+    ]
+    html = result_list(results, "left")
+    assert "&lt;b&gt;t&lt;/b&gt;" in html and "<img" not in html and "&lt;img src=x&gt;" in html
+    assert 'href="https://e.com/?a=1&amp;b=2"' in html and 'href="javascript' not in html
+    assert '<option value="left:2:1" selected>#1</option>' in html and "wb-snippet" in html
+    assert "é" * 248 + "…</div>" in html and "é" * 250 not in html
+    assert '<li class="muted">No results.</li>' in result_list([], "right")
