@@ -221,7 +221,8 @@ def campaign_progress(*, campaign: Campaign, median_seconds: bool = True) -> Cam
         ),
         key=lambda item: item.username,
     )
-    return CampaignProgress(annotators=annotators, kinds=kinds_progress(campaign=campaign))
+    kinds = _kinds_progress([campaign], {campaign.pk: excluded} if excluded else {})[campaign.pk]
+    return CampaignProgress(annotators=annotators, kinds=kinds)
 
 
 def kinds_progress(*, campaign: Campaign) -> list[KindProgress]:
@@ -232,12 +233,19 @@ def kinds_progress(*, campaign: Campaign) -> list[KindProgress]:
 
 def kinds_progress_by_campaign(*, campaigns: list[Campaign]) -> dict[int, list[KindProgress]]:
     """`kinds_progress` of each campaign by its id, one query per kind whatever the number of campaigns."""
-    found: dict[int, list[KindProgress]] = {campaign.pk: [] for campaign in campaigns}
-    by_pk = {campaign.pk: campaign for campaign in campaigns}
-    left_out: dict[int, list[int]] = {}
+    left_out: dict[int, set[int]] = {}
     exclusions = AnnotatorExclusion.objects.filter(campaign__in=campaigns, reinstated_at__isnull=True)
     for campaign_pk, annotator_pk in exclusions.values_list("campaign", "annotator"):
-        left_out.setdefault(campaign_pk, []).append(annotator_pk)
+        left_out.setdefault(campaign_pk, set()).add(annotator_pk)
+    return _kinds_progress(campaigns, left_out)
+
+
+def _kinds_progress(
+    campaigns: list[Campaign], left_out: dict[int, set[int]]
+) -> dict[int, list[KindProgress]]:
+    """`kinds_progress_by_campaign`, the annotators left out of each campaign given."""
+    found: dict[int, list[KindProgress]] = {campaign.pk: [] for campaign in campaigns}
+    by_pk = {campaign.pk: campaign for campaign in campaigns}
     for kind in TASK_KINDS:
         settled = Exists(Adjudication.objects.filter(**{kind.assignment_field: OuterRef("pk")}))
         automatic: Q | Value = Value(False)

@@ -4,7 +4,7 @@ label pool gave a campaign, and the stamp that tells results pages their labels 
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from django.db.models import Count, F, Max, Q
+from django.db.models import Count, F, Max, Q, Sum
 
 from annotation.models import (
     Adjudication,
@@ -13,8 +13,6 @@ from annotation.models import (
     Campaign,
     Judgment,
     Preference,
-    RelevanceTask,
-    SideBySideTask,
 )
 from annotation.task_kinds import RELEVANCE, SIDE_BY_SIDE
 
@@ -43,24 +41,27 @@ class ReuseSummary:
 
 
 def campaign_reuse_summary(*, campaign: Campaign) -> ReuseSummary:
-    """How many labels the campaign took from its standard's pool, and how many tasks they complete; no
-    query for a campaign without a standard (nothing can have been reused)."""
+    """How many labels the campaign took from its standard's pool, and how many tasks they complete: a query
+    per kind, none for a campaign without a standard (nothing can have been reused)."""
     if campaign.standard_id is None:
         return ReuseSummary("", 0, 0, 0, 0)
-    reused = {"judgments__reused_from__isnull": False}
-    tasks = RelevanceTask.objects.filter(campaign=campaign)
-    complete = tasks.annotate(n=Count("judgments", filter=Q(**reused))).filter(n__gte=campaign.overlap)
-    verdicts = {"preferences__reused_from__isnull": False}
-    sbs = SideBySideTask.objects.filter(campaign=campaign)
-    sbs_complete = sbs.annotate(n=Count("preferences", filter=Q(**verdicts))).filter(
-        n__gte=campaign.gsb_overlap
-    )
+    kinds = {}
+    for kind in (RELEVANCE, SIDE_BY_SIDE):
+        copies = (
+            kind.label_model.objects.filter(task__campaign=campaign, reused_from__isnull=False)
+            .order_by()
+            .values("task")
+            .annotate(n=Count("pk"))
+        )
+        kinds[kind] = copies.aggregate(
+            labels=Sum("n"), complete=Count("task", filter=Q(n__gte=kind.overlap(campaign)))
+        )
     return ReuseSummary(
-        standard=str(campaign.standard) if campaign.standard_id else "",
-        judgments=Judgment.objects.filter(task__campaign=campaign, reused_from__isnull=False).count(),
-        preferences=Preference.objects.filter(task__campaign=campaign, reused_from__isnull=False).count(),
-        relevance_tasks=complete.count(),
-        side_by_side_tasks=sbs_complete.count(),
+        standard=str(campaign.standard),
+        judgments=kinds[RELEVANCE]["labels"] or 0,
+        preferences=kinds[SIDE_BY_SIDE]["labels"] or 0,
+        relevance_tasks=kinds[RELEVANCE]["complete"],
+        side_by_side_tasks=kinds[SIDE_BY_SIDE]["complete"],
     )
 
 
