@@ -14,7 +14,7 @@ from annotation.models import (
     Judgment,
     Preference,
 )
-from annotation.task_kinds import RELEVANCE, SIDE_BY_SIDE
+from annotation.task_kinds import RELEVANCE, SIDE_BY_SIDE, TASK_KINDS
 
 
 @dataclass(frozen=True)
@@ -46,7 +46,7 @@ def campaign_reuse_summary(*, campaign: Campaign) -> ReuseSummary:
     if campaign.standard_id is None:
         return ReuseSummary("", 0, 0, 0, 0)
     kinds = {}
-    for kind in (RELEVANCE, SIDE_BY_SIDE):
+    for kind in TASK_KINDS:
         copies = (
             kind.label_model.objects.filter(task__campaign=campaign, reused_from__isnull=False)
             .order_by()

@@ -24,7 +24,7 @@ from psycopg.types.json import Jsonb
 
 from annotation.models import SHUFFLE_KEYS, Assignment
 from annotation.selectors.workbench import PAGE_ROW, task_page_sql, task_page_width
-from annotation.task_kinds import RELEVANCE, SIDE_BY_SIDE, TASK_KINDS, TaskKind
+from annotation.task_kinds import RELEVANCE, TASK_KINDS, TaskKind
 
 # The lease closed by a first label or a repeat's answer: the annotator's own, live (a repeat only of a task
 # they labelled: `labels.judgment_submit`), with the campaign (shared, not archived as committed now) and the
@@ -241,7 +241,7 @@ def _lease_new_sql(kinds: tuple[TaskKind, ...]) -> str:
                 before=before,
             )
         )
-        ids = ", ".join("id" if other is kind else "NULL::bigint" for other in (RELEVANCE, SIDE_BY_SIDE))
+        ids = ", ".join("id" if other is kind else "NULL::bigint" for other in TASK_KINDS)
         on_left = "%(experimental_on_left)s" if kind.is_side_by_side else "NULL::boolean"
         taken.append(f"SELECT {ids}, {on_left} FROM slot_{kind.name}")
     return _LEASE_NEW.format(
