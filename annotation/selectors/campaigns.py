@@ -169,7 +169,8 @@ def campaign_progress(*, campaign: Campaign, median_seconds: bool = True) -> Cam
     and labels still needed, as the launch report counts them (an excluded annotator's labels count for
     nothing; an adjudicated task, or identical lists answered Same, is settled)."""
     now = timezone.now()
-    excluded = _excluded_annotators(campaign)
+    left_out = _left_out(campaigns=[campaign])
+    excluded = left_out.get(campaign.pk, set())
     rows: dict[int, dict] = {}
 
     def row(pk: int) -> dict:
@@ -221,7 +222,7 @@ def campaign_progress(*, campaign: Campaign, median_seconds: bool = True) -> Cam
         ),
         key=lambda item: item.username,
     )
-    kinds = _kinds_progress([campaign], {campaign.pk: excluded} if excluded else {})[campaign.pk]
+    kinds = _kinds_progress([campaign], left_out)[campaign.pk]
     return CampaignProgress(annotators=annotators, kinds=kinds)
 
 
@@ -233,11 +234,7 @@ def kinds_progress(*, campaign: Campaign) -> list[KindProgress]:
 
 def kinds_progress_by_campaign(*, campaigns: list[Campaign]) -> dict[int, list[KindProgress]]:
     """`kinds_progress` of each campaign by its id, one query per kind whatever the number of campaigns."""
-    left_out: dict[int, set[int]] = {}
-    exclusions = AnnotatorExclusion.objects.filter(campaign__in=campaigns, reinstated_at__isnull=True)
-    for campaign_pk, annotator_pk in exclusions.values_list("campaign", "annotator"):
-        left_out.setdefault(campaign_pk, set()).add(annotator_pk)
-    return _kinds_progress(campaigns, left_out)
+    return _kinds_progress(campaigns, _left_out(campaigns=campaigns))
 
 
 def _kinds_progress(
@@ -288,12 +285,13 @@ def _kinds_progress(
     return found
 
 
-def _excluded_annotators(campaign: Campaign) -> set[int]:
-    return set(
-        AnnotatorExclusion.objects.filter(campaign=campaign, reinstated_at__isnull=True).values_list(
-            "annotator_id", flat=True
-        )
-    )
+def _left_out(*, campaigns: list[Campaign]) -> dict[int, set[int]]:
+    """The annotators of the exclusions in force, by campaign id (only campaigns that have some)."""
+    left_out: dict[int, set[int]] = {}
+    exclusions = AnnotatorExclusion.objects.filter(campaign__in=campaigns, reinstated_at__isnull=True)
+    for campaign_pk, annotator_pk in exclusions.values_list("campaign", "annotator"):
+        left_out.setdefault(campaign_pk, set()).add(annotator_pk)
+    return left_out
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ import copy
 import random
 
 from annotation.bundle import parse_bundle
-from annotation.models import Adjudication, AnnotatorExclusion, RelevanceTask, SideBySideTask
+from annotation.models import Adjudication, AnnotatorExclusion
 from annotation.selectors.campaigns import campaigns_summary
 from annotation.selectors.review import review_queue
 from annotation.services.adjudication import adjudication_set
@@ -13,6 +13,7 @@ from annotation.services.assignment import task_next
 from annotation.services.campaigns import campaign_import
 from annotation.services.exclusions import annotator_exclude
 from annotation.services.labels import judgment_submit, preference_submit
+from annotation.task_kinds import TASK_KINDS
 from tests.factories import SMALL_BUNDLE
 
 
@@ -34,25 +35,19 @@ def expected(campaign) -> tuple[list[tuple], int]:
         )
     )
     kinds = []
-    for model, labels, overlap in (
-        (RelevanceTask, "judgments", campaign.overlap),
-        (SideBySideTask, "preferences", campaign.gsb_overlap),
-    ):
+    for kind in TASK_KINDS:
+        overlap = kind.overlap(campaign)
         tasks, complete, labels_left, automatic = 0, 0, 0, 0
-        for task in model.objects.filter(campaign=campaign):
-            n = getattr(task, labels).exclude(annotator__in=left_out).count()
-            identical = model is SideBySideTask and campaign.auto_same_identical and task.lists_identical
-            settled = identical or Adjudication.objects.filter(**{task_field(model): task}).exists()
+        for task in kind.model.objects.filter(campaign=campaign):
+            n = kind.label_model.objects.filter(task=task).exclude(annotator__in=left_out).count()
+            identical = kind.is_side_by_side and campaign.auto_same_identical and task.lists_identical
+            settled = identical or Adjudication.objects.filter(**{kind.assignment_field: task}).exists()
             tasks += 1
             complete += n >= overlap or settled
             labels_left += 0 if settled else max(overlap - n, 0)
             automatic += identical
         kinds.append((tasks, complete, labels_left, automatic))
     return kinds, review_queue(campaign=campaign).n_open
-
-
-def task_field(model) -> str:
-    return "relevance_task" if model is RelevanceTask else "side_by_side_task"
 
 
 def test_every_campaigns_summary_is_its_own_in_a_fixed_number_of_queries(
