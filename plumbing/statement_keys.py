@@ -3,7 +3,10 @@
 A foreign key runs one query per row written (at COMMIT when deferred): for the hundreds of thousands of rows
 an import writes by COPY, most of its COMMIT. These triggers keep the same rule with one join per statement:
 - rows written (INSERT, COPY): the parents they name are locked `FOR KEY SHARE`, as a key's check locks them,
-  so none goes before COMMIT; a row whose parent does not exist refuses the statement;
+  so none goes before COMMIT; a row whose parent does not exist refuses the statement. A parent whose
+  version this transaction wrote is not locked: no other can delete it before COMMIT (a row it inserted is
+  invisible to them, a row it updated is locked by the update), and an import writes its documents and
+  queries just before the tasks that name them;
 - a row's key changed (UPDATE): the same, for that row; an update that leaves the key alone costs nothing;
 - parents deleted, truncated, or their key changed: refused while a row still names them.
 Unlike a deferred key, the check is at the statement's end, not at COMMIT: parents are written first and
@@ -36,6 +39,14 @@ def _refuse(key: Key, table: str, what: str) -> str:
     )
 
 
+# The transaction's own id, as a row version's `xmin` holds it when this transaction wrote that version
+# (outside a savepoint: a savepoint's rows carry its id, and are locked as others' are).
+OURS = "pg_current_xact_id()::xid"
+# The added trigger's counts: the statement's distinct keys, their parents found, of which this transaction
+# wrote, and then locked.
+ADDED_VARIABLES = "n_keys bigint; n_parents bigint; n_own bigint; n_locked bigint;"
+
+
 def _changed(columns: list[str]) -> str:
     return " OR ".join(f"OLD.{column} IS DISTINCT FROM NEW.{column}" for column in columns)
 
@@ -43,14 +54,20 @@ def _changed(columns: list[str]) -> str:
 def _triggers(key: Key) -> dict[str, tuple[str, str]]:
     """Each trigger's name: when it fires, what its function runs."""
     columns, parent_columns = ", ".join(key.columns), ", ".join(key.parent_columns)
-    # One pass over the rows: their distinct keys, the parents locked by them, and fewer parents than keys
-    # means a key with none.
+    # One pass over the rows: their distinct keys and the parents found for them; fewer parents than keys
+    # means a key with none. Then only parents other transactions wrote are locked (a second pass); one
+    # deleted meanwhile is not found again.
+    distinct = f"WITH k AS MATERIALIZED (SELECT DISTINCT {columns} FROM new)\n"
+    parents = f"{key.parent} p JOIN k ON {_matches(key, 'k', 'p')}"
     added = (
-        f"IF (WITH keys AS MATERIALIZED (SELECT DISTINCT {columns} FROM new),\n"
-        f"locked AS (SELECT FROM {key.parent} p JOIN keys k ON {_matches(key, 'k', 'p')}"
-        " FOR KEY SHARE OF p)\n"
-        "SELECT (SELECT count(*) FROM keys) > (SELECT count(*) FROM locked)) THEN\n"
-        f"{_refuse(key, key.child, 'insert')}\nEND IF;"
+        f"{distinct}SELECT (SELECT count(*) FROM k), count(*), count(*) FILTER (WHERE p.xmin = {OURS})\n"
+        f"INTO n_keys, n_parents, n_own FROM {parents};\n"
+        f"IF n_parents < n_keys THEN\n{_refuse(key, key.child, 'insert')}\nEND IF;\n"
+        "IF n_own < n_parents THEN\n"
+        f"{distinct}SELECT count(*) INTO n_locked FROM (SELECT FROM {parents}"
+        f" WHERE p.xmin <> {OURS} FOR KEY SHARE OF p) l;\n"
+        f"IF n_locked < n_parents - n_own THEN\n{_refuse(key, key.child, 'insert')}\nEND IF;\n"
+        "END IF;"
     )
     changed = (
         f"PERFORM FROM {key.parent} p WHERE {_matches(key, 'NEW', 'p')} FOR KEY SHARE OF p;\n"
@@ -83,9 +100,10 @@ def _triggers(key: Key) -> dict[str, tuple[str, str]]:
 
 
 def _function(name: str, body: str) -> str:
+    declare = f"DECLARE {ADDED_VARIABLES}\n" if name.endswith("_added") else ""
     return (
         f"CREATE OR REPLACE FUNCTION {name}() RETURNS trigger LANGUAGE plpgsql AS $$\n"
-        f"BEGIN\n{body}\nRETURN NULL;\nEND $$"
+        f"{declare}BEGIN\n{body}\nRETURN NULL;\nEND $$"
     )
 
 

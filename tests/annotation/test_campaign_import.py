@@ -1,11 +1,12 @@
 import gzip
 import io
 import json
+import threading
 
 import numpy as np
 import pytest
 from django.core.management import CommandError, call_command
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, OperationalError, connection, connections, transaction
 from django.urls import reverse
 
 from annotation.bundle import parse_bundle
@@ -314,6 +315,70 @@ def test_database_refuses_an_imported_row_whose_parent_is_missing_or_goes(campai
         Campaign.objects.filter(pk=campaign.pk)._raw_delete(Campaign.objects.db)
     with pytest.raises(IntegrityError, match="ranking_query"), transaction.atomic():
         Query.objects.filter(pk=query.pk).update(id=missing)
+
+
+@pytest.mark.postgres
+def test_rows_lock_only_the_parents_another_transaction_wrote(transactional_db, bundle_data):
+    """A parent this transaction wrote needs no lock (no other can see it); one another transaction wrote is
+    locked until COMMIT, so a concurrent delete waits instead of leaving the new rows without it."""
+    if connection.vendor != "postgresql":
+        pytest.skip("needs PostgreSQL (DATABASE_URL=postgres://...): the keys' triggers (migration 0032)")
+    campaign = campaign_import(bundle=parse_bundle(bundle_data, "small.json"))
+    committed = campaign.documents.exclude(relevance_tasks__isnull=False).first()
+
+    def locked_by_us(document: Document) -> bool:
+        with connection.cursor() as cursor:
+            sql = "SELECT xmax = pg_current_xact_id()::xid FROM annotation_document WHERE id = %s"
+            cursor.execute(sql, [document.pk])
+            return cursor.fetchone()[0]
+
+    waited: list[str] = []
+
+    def delete_committed():
+        try:
+            with connections["default"].cursor() as cursor:
+                cursor.execute("SET lock_timeout = '300ms'")
+                cursor.execute("DELETE FROM annotation_document WHERE id = %s", [committed.pk])
+            waited.append("deleted")
+        except OperationalError:
+            waited.append("waited")
+        finally:
+            connections.close_all()
+
+    with transaction.atomic():  # the transaction itself: its rows' xmin is its id
+        query = Query.objects.create(campaign=campaign, external_id="new query", text="new")
+        new = Document.objects.create(campaign=campaign, external_id="new document")
+        # One statement naming both: its own document is found, not locked; the other is locked.
+        integer_rows_insert(
+            RelevanceTask,
+            {
+                "campaign_id": np.array([campaign.pk, campaign.pk]),
+                "query_id": np.array([query.pk, query.pk]),
+                "document_id": np.array([new.pk, committed.pk]),
+                "slots_spent": np.zeros(2, dtype=np.int64),
+                "shuffle_key": np.zeros(2, dtype=np.int64),
+            },
+        )
+        assert not locked_by_us(new)
+        assert locked_by_us(committed)
+        thread = threading.Thread(target=delete_committed)
+        thread.start()
+        thread.join()
+    assert waited == ["waited"]
+    assert RelevanceTask.objects.filter(query=query).count() == 2
+    # A missing parent is refused on this path too.
+    with pytest.raises(IntegrityError, match="relevance_task_document_in_campaign"), transaction.atomic():
+        other = Document.objects.create(campaign=campaign, external_id="another")
+        integer_rows_insert(
+            RelevanceTask,
+            {
+                "campaign_id": np.array([campaign.pk, campaign.pk]),
+                "query_id": np.array([query.pk, query.pk]),
+                "document_id": np.array([other.pk, 10**9]),
+                "slots_spent": np.zeros(2, dtype=np.int64),
+                "shuffle_key": np.zeros(2, dtype=np.int64),
+            },
+        )
 
 
 @pytest.mark.postgres
