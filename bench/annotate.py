@@ -4,8 +4,10 @@
     .venv/bin/python bench/annotate.py --in-process [--rounds 100]   # only the in-process measure
 
 Creates and drops its own database (judgeboard_bench_annotate) on BENCH_PG's server, starts one gunicorn,
-then measures three phases on it with the same number of client threads:
+then measures these phases on it with the same number of client threads:
 
+0. floor: every client loops on a second gunicorn (4 workers) serving a WSGI callable that answers "ok"
+   without Django (`bare_app`), for a third of the time: what the serving stack alone costs a request;
 1. trivial: every client loops on /healthz (a view that touches no database) for a third of the time:
    the most requests per second this server and these clients can do;
 2. task page: each annotator loops on GET of the task it holds (signed in, nothing written) for a third of
@@ -161,11 +163,18 @@ def static_collect() -> None:
     subprocess.run(collect, cwd=ROOT, check=True)
 
 
-def start_gunicorn(port: int) -> subprocess.Popen:
+def start_gunicorn(port: int, app: str = "config.wsgi") -> subprocess.Popen:
     """The app with `setup_django`'s environment (production mode), as behind a TLS proxy: see `client`."""
-    static_collect()
-    command = [str(ROOT / ".venv/bin/gunicorn"), "config.wsgi", "-w", "4", "-b", f"127.0.0.1:{port}"]
+    if app == "config.wsgi":
+        static_collect()
+    command = [str(ROOT / ".venv/bin/gunicorn"), app, "-w", "4", "-b", f"127.0.0.1:{port}"]
     return subprocess.Popen(command, cwd=ROOT, start_new_session=True)
+
+
+def bare_app(environ, start_response):
+    """Any request answered "ok" with no Django: gunicorn's and HTTP's own cost of a request (phase 0)."""
+    start_response("200 OK", [("Content-Type", "text/plain"), ("Content-Length", "2")])
+    return [b"ok"]
 
 
 class _ProxiedSession(requests.Session):
@@ -429,6 +438,23 @@ def over_assigned() -> int:
     return relevance.count() + sbs.count()
 
 
+def serving_floor(clients: int, seconds: float, loaded: bool) -> tuple[int, float, float]:
+    """Phase 0 on its own gunicorn serving `bare_app`: (requests, elapsed seconds, its CPU seconds)."""
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    server = start_gunicorn(port, "bench.annotate:bare_app")
+    try:
+        wait_ready(base)
+        stats, lock = {"healthz": []}, threading.Lock()
+        with other_core_busy(loaded):
+            deadline = time.monotonic() + seconds
+            elapsed, cpu = phase(server, health, [(base, deadline, stats, lock)] * clients)
+        return len(stats["healthz"]), elapsed, cpu
+    finally:
+        os.killpg(server.pid, signal.SIGINT)
+        server.wait(timeout=30)
+
+
 def phase(server, target, arguments: list[tuple]) -> tuple[float, float]:
     """Run a phase's clients; its elapsed seconds and gunicorn's CPU seconds in it."""
     cpu = server_cpu_seconds(server)
@@ -473,6 +499,7 @@ def main() -> None:
             costs_print(costs)
             return
         connections.close_all()
+        floor = serving_floor(args.annotators, args.seconds / 3, args.loaded)
         port = free_port()
         server = start_gunicorn(port)
         base = f"http://127.0.0.1:{port}"
@@ -514,6 +541,12 @@ def main() -> None:
             f"{args.annotators} client threads, gunicorn -w 4, "
             f"sessions and cache in {'the database' if args.no_redis else 'Redis'}; "
             f"{'loaded: one core kept busy' if args.loaded else 'quiet'}, {load}"
+        )
+        floor_requests, floor_elapsed, floor_cpu = floor
+        print(
+            f"floor (gunicorn, no Django): {floor_requests} requests in {floor_elapsed:.1f} s "
+            f"({floor_requests / floor_elapsed:.1f}/s), "
+            f"server CPU {floor_cpu * 1000 / floor_requests:.2f} ms each"
         )
         print(
             f"trivial: {len(stats['healthz'])} requests in {trivial_elapsed:.1f} s ({trivial_rate:.1f}/s), "
