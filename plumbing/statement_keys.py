@@ -40,7 +40,8 @@ def _refuse(key: Key, table: str, what: str) -> str:
 
 
 # The transaction's own id, as a row version's `xmin` holds it when this transaction wrote that version
-# (outside a savepoint: a savepoint's rows carry its id, and are locked as others' are).
+# (outside a savepoint: a savepoint's rows carry its id, and are locked as others' are). `xmin` has 32 bits:
+# a version frozen 2^32 transactions earlier with the same id passes for this transaction's and goes unlocked.
 OURS = "pg_current_xact_id()::xid"
 # The added trigger's counts: the statement's distinct keys, their parents found, of which this transaction
 # wrote, and then locked.
