@@ -336,8 +336,9 @@ def test_rows_lock_only_the_parents_another_transaction_wrote(transactional_db, 
 
     def delete_committed():
         try:
-            with connections["default"].cursor() as cursor:
-                cursor.execute("SET lock_timeout = '300ms'")
+            # LOCAL: the thread's connection goes back to the pool, and the next test may take it.
+            with transaction.atomic(), connections["default"].cursor() as cursor:
+                cursor.execute("SET LOCAL lock_timeout = '300ms'")
                 cursor.execute("DELETE FROM annotation_document WHERE id = %s", [committed.pk])
             waited.append("deleted")
         except OperationalError:
