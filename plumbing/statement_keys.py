@@ -43,9 +43,6 @@ def _refuse(key: Key, table: str, what: str) -> str:
 # (outside a savepoint: a savepoint's rows carry its id, and are locked as others' are). `xmin` has 32 bits:
 # a version frozen 2^32 transactions earlier with the same id passes for this transaction's and goes unlocked.
 OURS = "pg_current_xact_id()::xid"
-# The added trigger's counts: the statement's distinct keys, their parents found, of which this transaction
-# wrote, and then locked.
-ADDED_VARIABLES = "n_keys bigint; n_parents bigint; n_own bigint; n_locked bigint;"
 
 
 def _changed(columns: list[str]) -> str:
@@ -60,7 +57,10 @@ def _triggers(key: Key) -> dict[str, tuple[str, str]]:
     # deleted meanwhile is not found again.
     distinct = f"WITH k AS MATERIALIZED (SELECT DISTINCT {columns} FROM new)\n"
     parents = f"{key.parent} p JOIN k ON {_matches(key, 'k', 'p')}"
+    # A block of its own: the statement's distinct keys, their parents found, of which this transaction wrote,
+    # and then locked.
     added = (
+        "DECLARE n_keys bigint; n_parents bigint; n_own bigint; n_locked bigint;\nBEGIN\n"
         f"{distinct}SELECT (SELECT count(*) FROM k), count(*), count(*) FILTER (WHERE p.xmin = {OURS})\n"
         f"INTO n_keys, n_parents, n_own FROM {parents};\n"
         f"IF n_parents < n_keys THEN\n{_refuse(key, key.child, 'insert')}\nEND IF;\n"
@@ -68,7 +68,7 @@ def _triggers(key: Key) -> dict[str, tuple[str, str]]:
         f"{distinct}SELECT count(*) INTO n_locked FROM (SELECT FROM {parents}"
         f" WHERE p.xmin <> {OURS} FOR KEY SHARE OF p) l;\n"
         f"IF n_locked < n_parents - n_own THEN\n{_refuse(key, key.child, 'insert')}\nEND IF;\n"
-        "END IF;"
+        "END IF;\nEND;"
     )
     changed = (
         f"PERFORM FROM {key.parent} p WHERE {_matches(key, 'NEW', 'p')} FOR KEY SHARE OF p;\n"
@@ -101,10 +101,9 @@ def _triggers(key: Key) -> dict[str, tuple[str, str]]:
 
 
 def _function(name: str, body: str) -> str:
-    declare = f"DECLARE {ADDED_VARIABLES}\n" if name.endswith("_added") else ""
     return (
         f"CREATE OR REPLACE FUNCTION {name}() RETURNS trigger LANGUAGE plpgsql AS $$\n"
-        f"{declare}BEGIN\n{body}\nRETURN NULL;\nEND $$"
+        f"BEGIN\n{body}\nRETURN NULL;\nEND $$"
     )
 
 
