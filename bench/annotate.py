@@ -24,7 +24,8 @@ printed either way. For the web and API phases it reports labels/s, p50/p95 and 
 the CPU seconds gunicorn's processes spent in the phase (from /proc) over the labels stored. In one process it
 counts the SQL statements of each path. Sessions and the cache are in Redis (BENCH_REDIS, `--no-redis` for the
 database), as in production. Targets: at most 5 ms of server CPU and 6 SQL statements per label on every
-path. `--in-process` measures only that (no gunicorn, no clients); BENCH_DATABASE names the database.
+path. `--in-process` measures only that (no gunicorn, no clients), then splits a web label's CPU into its
+parts (`web_label_parts`); BENCH_DATABASE names the database.
 Afterwards it checks that no task holds more labels than its overlap and that
 every answer was a success (200 or 201) stored.
 """
@@ -413,6 +414,64 @@ def in_process(campaign: int, token: str, rounds: int = 100) -> list[tuple[str, 
     return costs
 
 
+# The web label's view calls these, each once (the lease and the next task's view on its next page): timed
+# where the view looks them up, so what is left of a request is Django's machinery around the view.
+WEB_LABEL_PARTS = (
+    ("annotation.views.workbench", "_assignment_or_404", "assignment read"),
+    ("annotation.views.workbench", "LabelForm", "form built"),
+    ("annotation.views.workbench", "label_submit", "label stored"),
+    ("annotation.services.assignment", "task_next", "next task leased"),
+    ("annotation.selectors.workbench", "task_view", "next task read"),
+    ("annotation.views.workbench", "render", "next page rendered"),
+)
+
+
+def web_label_parts(campaign: int, rounds: int) -> tuple[float, list[tuple[str, float]]]:
+    """The web label with the next task in this process, and the CPU milliseconds of each of its parts
+    (WEB_LABEL_PARTS), a label's mean: where the round trip's CPU goes, for what would have to change."""
+    import importlib
+
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    browser = Client(headers={"X-Forwarded-Proto": "https"})
+    browser.force_login(get_user_model().objects.get(username="bench1"))
+    page = {"html": browser.get(f"/campaigns/{campaign}/work/", secure=True).text}
+    spent = dict.fromkeys([name for *_, name in WEB_LABEL_PARTS], 0.0)
+
+    def timed(function, name):
+        def call(*args, **kwargs):
+            started = time.process_time()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                spent[name] += time.process_time() - started
+
+        return call
+
+    originals = []
+    for module_name, attribute, name in WEB_LABEL_PARTS:
+        module = importlib.import_module(module_name)
+        originals.append((module, attribute, getattr(module, attribute)))
+        setattr(module, attribute, timed(getattr(module, attribute), name))
+    try:
+        for _round in range(2):  # the first warms: a first label of a kind compiles its templates
+            spent.update(dict.fromkeys(spent, 0.0))
+            started = time.process_time()
+            for _ in range(rounds):
+                html = page["html"]
+                data = {"grade": 1} if 'name="grade"' in html else {"side": "same"}
+                url = TASK_URL.search(html)[1]
+                response = browser.post(url, data, secure=True, headers={"X-Workbench": "next"})
+                assert response.status_code == 200, response.status_code
+                page["html"] = response.text
+            total = time.process_time() - started
+    finally:
+        for module, attribute, original in originals:
+            setattr(module, attribute, original)
+    return total * 1000 / rounds, [(name, seconds * 1000 / rounds) for name, seconds in spent.items()]
+
+
 def costs_print(costs: list[tuple[str, float, float, int]]) -> None:
     for name, milliseconds, mean, most in costs:
         print(
@@ -491,12 +550,18 @@ def main() -> None:
             static_collect()
             with other_core_busy(args.loaded):
                 costs = in_process(campaign, tokens[0], args.rounds)
+                total, parts = web_label_parts(campaign, args.rounds)
                 load = load_average()
             print(
                 f"sessions and cache in {'the database' if args.no_redis else 'Redis'}; "
                 f"{'loaded: one core kept busy' if args.loaded else 'quiet'}, {load}"
             )
             costs_print(costs)
+            print(f"a web label's parts ({total:.2f} ms CPU in all, a label's mean):")
+            for name, milliseconds in parts:
+                print(f"  {name:19} {milliseconds:6.2f} ms")
+            rest = total - sum(milliseconds for _, milliseconds in parts)
+            print(f"  {'the rest':19} {rest:6.2f} ms (middleware, URL, form check, messages, test client)")
             return
         connections.close_all()
         floor = serving_floor(args.annotators, args.seconds / 3, args.loaded)
