@@ -343,26 +343,35 @@ def percentiles(values: list[float]) -> dict[str, float]:
     return {"p50": cuts[49] * 1000, "p95": cuts[94] * 1000, "p99": cuts[98] * 1000}
 
 
+def workbench_open(campaign: int, username: str):
+    """A test client signed in as `username`, and its workbench page in the campaign (`{"html": ...}`)."""
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    browser = Client(headers={"X-Forwarded-Proto": "https"})
+    browser.force_login(get_user_model().objects.get(username=username))
+    return browser, {"html": browser.get(f"/campaigns/{campaign}/work/", secure=True).text}
+
+
+def web_label(browser, page: dict) -> None:
+    """Labels the task on `page` as the workbench's script posts it; `page` then holds the next task."""
+    html = page["html"]
+    data = {"grade": 1} if 'name="grade"' in html else {"side": "same"}
+    response = browser.post(TASK_URL.search(html)[1], data, secure=True, headers={"X-Workbench": "next"})
+    assert response.status_code == 200, response.status_code
+    page["html"] = response.text
+
+
 def in_process(campaign: int, token: str, rounds: int = 100) -> list[tuple[str, float, float, int]]:
     """Per request inside this process (Django's test client: no HTTP, no concurrency), one annotator:
     (what, CPU milliseconds, mean and most SQL statements) for /healthz, the read-only task page, a label
     with the next task on the web path and on the API path (a judgment with `?next=true`)."""
-    from django.contrib.auth import get_user_model
     from django.db import connection
     from django.test import Client
 
-    browser = Client(headers={"X-Forwarded-Proto": "https"})
-    browser.force_login(get_user_model().objects.get(username="bench0"))
-    page = {"html": browser.get(f"/campaigns/{campaign}/work/", secure=True).text}
+    browser, page = workbench_open(campaign, "bench0")
     task_url = TASK_URL.search(page["html"])[1]
     api = Client(headers={"X-Forwarded-Proto": "https", "Authorization": f"Token {token}"})
-
-    def label():
-        html = page["html"]
-        data = {"grade": 1} if 'name="grade"' in html else {"side": "same"}
-        response = browser.post(TASK_URL.search(html)[1], data, secure=True, headers={"X-Workbench": "next"})
-        assert response.status_code == 200, response.status_code
-        page["html"] = response.text
 
     api_task: dict = {"next": None}
 
@@ -388,7 +397,7 @@ def in_process(campaign: int, token: str, rounds: int = 100) -> list[tuple[str, 
     requests_ = (
         ("/healthz", lambda: browser.get("/healthz", secure=True)),
         ("task page (GET)", lambda: browser.get(task_url, secure=True)),
-        ("label + next (web)", label),
+        ("label + next (web)", lambda: web_label(browser, page)),
         ("label + next (API)", api_label),
         ("label, next (2 API)", api_two_requests),
     )
@@ -431,12 +440,7 @@ def web_label_parts(campaign: int, rounds: int) -> tuple[float, list[tuple[str, 
     (WEB_LABEL_PARTS), a label's mean: where the round trip's CPU goes, for what would have to change."""
     import importlib
 
-    from django.contrib.auth import get_user_model
-    from django.test import Client
-
-    browser = Client(headers={"X-Forwarded-Proto": "https"})
-    browser.force_login(get_user_model().objects.get(username="bench1"))
-    page = {"html": browser.get(f"/campaigns/{campaign}/work/", secure=True).text}
+    browser, page = workbench_open(campaign, "bench1")
     spent = dict.fromkeys([name for *_, name in WEB_LABEL_PARTS], 0.0)
 
     def timed(function, name):
@@ -459,12 +463,7 @@ def web_label_parts(campaign: int, rounds: int) -> tuple[float, list[tuple[str, 
             spent.update(dict.fromkeys(spent, 0.0))
             started = time.process_time()
             for _ in range(rounds):
-                html = page["html"]
-                data = {"grade": 1} if 'name="grade"' in html else {"side": "same"}
-                url = TASK_URL.search(html)[1]
-                response = browser.post(url, data, secure=True, headers={"X-Workbench": "next"})
-                assert response.status_code == 200, response.status_code
-                page["html"] = response.text
+                web_label(browser, page)
             total = time.process_time() - started
     finally:
         for module, attribute, original in originals:
