@@ -20,6 +20,7 @@ from annotation.models import (
     Preference,
     RelevanceTask,
     RepeatAnswer,
+    SideBySideTask,
 )
 from annotation.selectors.rankings import side_by_side_lists
 from annotation.selectors.workbench import task_view
@@ -138,6 +139,38 @@ def test_a_first_verdict_writes_what_the_general_path_writes(
         assert task.slots_spent == spent  # the lease's slot became the label's
         results.append(written(user))
     assert results[0] == results[1]
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("marks", [None, [["left", 2, 1]]])
+def test_a_first_label_is_a_transaction_of_its_own_unless_marks_are_checked_after_it(
+    bundle_data, make_user, marks
+):
+    """A first label's one statement runs with no BEGIN and COMMIT around it (two round trips fewer); a
+    verdict with near-duplicate marks stays in a transaction, which undoes it when a mark is off the list."""
+    campaign = campaign_import(bundle=parse_bundle(bundle_data, "small.json"))
+    user = make_user("ann", "annotator")
+    in_transaction = []
+
+    def note(execute, sql, params, many, context):
+        in_transaction.append(connection.in_atomic_block or not connection.get_autocommit())
+        return execute(sql, params, many, context)
+
+    _lease, task = relevance_task_leased(user, campaign)
+    with connection.execute_wrapper(note):
+        judgment_submit(annotator=user, task=task, grade=2)
+    campaign.task_order = "side_by_side_first"
+    lease = task_next(annotator=user, campaign=campaign)
+    task = SideBySideTask.objects.select_related("campaign").get(pk=lease.side_by_side_task_id)
+    with connection.execute_wrapper(note):
+        preference_submit(annotator=user, task=task, side="left", duplicates=marks)
+    assert in_transaction[:1] == [False]
+    if marks:  # the label, then the lists read in its transaction
+        assert len(in_transaction) > 2 and all(in_transaction[1:])
+    else:
+        assert in_transaction[1:] == [False]
+    assert Judgment.objects.filter(annotator=user).exists()
+    assert Preference.objects.filter(annotator=user).exists()
 
 
 def test_a_change_a_stale_page_and_a_late_label_take_the_general_path(campaign, make_user):
