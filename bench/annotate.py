@@ -25,7 +25,8 @@ the CPU seconds gunicorn's processes spent in the phase (from /proc) over the la
 counts the SQL statements of each path. Sessions and the cache are in Redis (BENCH_REDIS, `--no-redis` for the
 database), as in production. Targets: at most 5 ms of server CPU and 6 SQL statements per label on every
 path. `--in-process` measures only that (no gunicorn, no clients), then splits a web label's CPU into its
-parts (`web_label_parts`); BENCH_DATABASE names the database.
+parts (`web_label_parts`) and prints what one round trip to PostgreSQL and to Redis costs this process
+(`round_trip_costs`); BENCH_DATABASE names the database.
 Afterwards it checks that no task holds more labels than its overlap and that
 every answer was a success (200 or 201) stored.
 """
@@ -471,6 +472,36 @@ def web_label_parts(campaign: int, rounds: int) -> tuple[float, list[tuple[str, 
     return total * 1000 / rounds, [(name, seconds * 1000 / rounds) for name, seconds in spent.items()]
 
 
+def round_trip_costs(rounds: int = 2000) -> list[tuple[str, float]]:
+    """This process's CPU microseconds for one round trip to PostgreSQL (`SELECT 1` in autocommit), the
+    same in a transaction of its own (BEGIN and COMMIT are two round trips more), and one to Redis (a
+    cache GET): what a label pays per round trip before any of its own work."""
+    from django.core.cache import cache
+    from django.db import connection, transaction
+
+    def select_one():
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+            cursor.fetchone()
+
+    def in_transaction():
+        with transaction.atomic():
+            select_one()
+
+    costs = []
+    for name, call in (
+        ("PostgreSQL: SELECT 1", select_one),
+        ("PostgreSQL: BEGIN, SELECT 1, COMMIT", in_transaction),
+        ("cache GET", lambda: cache.get("bench-absent")),
+    ):
+        call()
+        started = time.process_time()
+        for _ in range(rounds):
+            call()
+        costs.append((name, (time.process_time() - started) * 1e6 / rounds))
+    return costs
+
+
 def costs_print(costs: list[tuple[str, float, float, int]]) -> None:
     for name, milliseconds, mean, most in costs:
         print(
@@ -550,6 +581,7 @@ def main() -> None:
             with other_core_busy(args.loaded):
                 costs = in_process(campaign, tokens[0], args.rounds)
                 total, parts = web_label_parts(campaign, args.rounds)
+                trips = round_trip_costs()
                 load = load_average()
             print(
                 f"sessions and cache in {'the database' if args.no_redis else 'Redis'}; "
@@ -561,6 +593,8 @@ def main() -> None:
                 print(f"  {name:19} {milliseconds:6.2f} ms")
             rest = total - sum(milliseconds for _, milliseconds in parts)
             print(f"  {'the rest':19} {rest:6.2f} ms (middleware, URL, form check, messages, test client)")
+            for name, microseconds in trips:
+                print(f"a round trip, {name}: {microseconds:.0f} us CPU")
             return
         connections.close_all()
         floor = serving_floor(args.annotators, args.seconds / 3, args.loaded)
