@@ -16,8 +16,8 @@ from itertools import chain
 
 import numpy as np
 import psycopg
-from django.db import DEFAULT_DB_ALIAS, connections, transaction
-from django.db.models import QuerySet
+from django.db import connections, router, transaction
+from django.db.models import Model, QuerySet
 
 from plumbing.threads import done, started
 
@@ -61,10 +61,12 @@ def fetch_columns(queryset: QuerySet, kinds: str) -> list[np.ndarray]:
     ]
 
 
-def read_beside[T](read: Callable[..., T], /, *args, using: str = DEFAULT_DB_ALIAS) -> Future[T]:
-    """`read(*args)` (queries on the `using` database), started now on a second connection of a thread.
-    Only on PostgreSQL outside a transaction (another connection would not see its writes); otherwise
-    `read` runs here, before this returns."""
+def read_beside[T](read: Callable[..., T], /, *args, using: str | None = None) -> Future[T]:
+    """`read(*args)` (queries on the `using` database; by default where reads go now: the replica inside
+    `routers.replica_reads`), started now on a second connection of a thread. Only on PostgreSQL outside a
+    transaction (another connection would not see its writes); otherwise `read` runs here, before this
+    returns."""
+    using = using or router.db_for_read(Model)  # the project's router goes by the context, not the model
     connection = connections[using]
     if connection.vendor != "postgresql" or connection.in_atomic_block:
         return done(read, *args)
@@ -72,7 +74,8 @@ def read_beside[T](read: Callable[..., T], /, *args, using: str = DEFAULT_DB_ALI
 
 
 def _read_and_close[T](read: Callable[..., T], args: tuple, using: str) -> T:
-    # The thread's own connection (Django's are per thread), closed with the thread.
+    # The thread's own connections (Django's are per thread), closed with the thread: a connection left
+    # open would stay open, idle, until the garbage collector found it.
     connection = connections[using]
     try:
         with transaction.atomic(using=using):
@@ -82,7 +85,7 @@ def _read_and_close[T](read: Callable[..., T], args: tuple, using: str) -> T:
                 cursor.execute(f"SET LOCAL work_mem = '{_WORK_MEM}'")
             return read(*args)
     finally:
-        connection.close()
+        connections.close_all()
 
 
 def _aggregated(sql: str, kinds: str) -> str:

@@ -8,7 +8,9 @@ from django.test import override_settings
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from annotation.models import Campaign
+from annotation.models import Campaign, Judgment
+from plumbing.columns import read_beside
+from plumbing.routers import replica_reads
 from tests.factories import launch_page_urls
 
 # Committed data: the replica is a connection of its own, which cannot see a test's open transaction.
@@ -77,3 +79,22 @@ def test_without_the_router_everything_stays_on_the_primary(client, campaign, ma
     client.force_login(make_user("rev", "reviewer"))
     primary, replica = captured(client, reverse("metrics:campaign_quality", args=[campaign.pk]))
     assert len(replica) == 0 and primary
+
+
+def test_a_read_beside_runs_in_a_transaction_on_the_replica_and_closes_it(routed, campaign):
+    """Its transaction, its work_mem and its queries on the connection the reads go to, which its thread
+    closes: none left open, idle, to the replica."""
+    if connections["replica"].vendor != "postgresql":
+        pytest.skip("a read beside runs on a second connection on PostgreSQL only")
+
+    def read():
+        replica = connections["replica"]
+        with replica.cursor() as cursor:
+            cursor.execute("SHOW work_mem")
+            (work_mem,) = cursor.fetchone()
+        return replica, replica.in_atomic_block, work_mem, Judgment.objects.db
+
+    with replica_reads():
+        replica, in_transaction, work_mem, db = read_beside(read).result()
+    assert (in_transaction, work_mem, db) == (True, "64MB", "replica")
+    assert replica.connection is None  # the thread's own connection, closed
