@@ -10,5 +10,12 @@ os.environ.setdefault("DEBUG", "1")
 from config.settings import *  # noqa: E402, F403
 from config.settings import DATABASES  # noqa: E402
 
-DATABASES["replica"] = {**DATABASES["default"], "TEST": {"MIRROR": "default"}}
+# Without the primary's pool, as config/settings.py adds a replica: a pool of its own keeps connections to
+# the test database open, and the test run's teardown could not drop it.
+primary_options = DATABASES["default"].get("OPTIONS", {})
+DATABASES["replica"] = {
+    **DATABASES["default"],
+    "OPTIONS": {key: value for key, value in primary_options.items() if key != "pool"},
+    "TEST": {"MIRROR": "default"},
+}
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # tests only: never in production
