@@ -25,7 +25,7 @@ the CPU seconds gunicorn's processes spent in the phase (from /proc) over the la
 counts the SQL statements of each path. Sessions and the cache are in Redis (BENCH_REDIS, `--no-redis` for the
 database), as in production. Targets: at most 5 ms of server CPU and 6 SQL statements per label on every
 path. `--in-process` measures only that (no gunicorn, no clients), then splits a web label's CPU into its
-parts (`web_label_parts`) and prints what one round trip to PostgreSQL and to Redis costs this process
+parts (`web_label_parts`) and prints what one round trip to PostgreSQL and to the cache costs this process
 (`round_trip_costs`); BENCH_DATABASE names the database.
 Afterwards it checks that no task holds more labels than its overlap and that
 every answer was a success (200 or 201) stored.
@@ -474,8 +474,9 @@ def web_label_parts(campaign: int, rounds: int) -> tuple[float, list[tuple[str, 
 
 def round_trip_costs(rounds: int = 2000) -> list[tuple[str, float]]:
     """This process's CPU microseconds for one round trip to PostgreSQL (`SELECT 1` in autocommit), the
-    same in a transaction of its own (BEGIN and COMMIT are two round trips more), and one to Redis (a
-    cache GET): what a label pays per round trip before any of its own work."""
+    same in a transaction of its own (BEGIN and COMMIT are two round trips more), and one to the cache (a
+    GET: Redis, or the database with `--no-redis`): what a label pays per round trip before any of its own
+    work."""
     from django.core.cache import cache
     from django.db import connection, transaction
 
