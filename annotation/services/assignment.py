@@ -38,17 +38,28 @@ from plumbing import rows
 LEASE_ATTEMPTS = 5
 
 
-@transaction.atomic
 def task_next(*, annotator, campaign: Campaign) -> Assignment | None:
     """The annotator's live lease in the campaign, else a new lease on a task with an open slot, else None.
 
     On PostgreSQL candidate tasks are locked with SKIP LOCKED, so concurrent annotators take different
-    tasks; SQLite runs the same code serially (its transactions are IMMEDIATE).
+    tasks; SQLite runs the same code serially (its transactions are IMMEDIATE). On PostgreSQL a new lease
+    comes in one round trip with the annotator's lock, without BEGIN and COMMIT (`round_trip._LOCK`); the
+    rest (a lease to go back to, a refusal, nothing left) takes the general path, in a transaction.
     """
     member_check(annotator=annotator, campaign=campaign)
     now = timezone.now()
-    locked = _annotator_lock(annotator=annotator, campaign_id=campaign.pk, now=now)
-    return _hand_out(annotator=annotator, campaign=campaign, locked=locked, now=now)
+    draws = _draws(campaign)
+    tried = False
+    if round_trip.enabled():
+        new = _lease_new(annotator=annotator, campaign=campaign, now=now, draws=draws, lock=True)
+        if new.lease is not None:
+            return new.lease
+        tried = new.open  # open to them and nothing new to take: not asked again below
+    with transaction.atomic():
+        locked = _annotator_lock(annotator=annotator, campaign_id=campaign.pk, now=now)
+        return _hand_out(
+            annotator=annotator, campaign=campaign, locked=locked, now=now, draws=draws, tried=tried
+        )
 
 
 @transaction.atomic
@@ -62,11 +73,25 @@ def task_next_in(*, annotator, campaign_id: int) -> Assignment | None:
     if campaign is None or not (campaign.open_to_all or locked.member or can_review(annotator)):
         raise Campaign.DoesNotExist
     member_check(annotator=annotator, campaign=campaign, member=locked.member)
-    return _hand_out(annotator=annotator, campaign=campaign, locked=locked, now=now)
+    return _hand_out(annotator=annotator, campaign=campaign, locked=locked, now=now, draws=_draws(campaign))
 
 
-def _hand_out(*, annotator, campaign: Campaign, locked: "_Locked", now) -> Assignment | None:
-    """`task_next` under the annotator's lock."""
+@dataclass(frozen=True)
+class _Draws:
+    kinds: tuple[TaskKind, ...]  # in the order to try
+    repeat: bool  # a repeat is drawn
+
+
+def _draws(campaign: Campaign) -> _Draws:
+    kinds = _kinds_in_order(campaign)
+    return _Draws(kinds, bool(campaign.repeat_rate) and random.random() < campaign.repeat_rate)
+
+
+def _hand_out(
+    *, annotator, campaign: Campaign, locked: "_Locked", now, draws: _Draws, tried: bool = False
+) -> Assignment | None:
+    """`task_next` under the annotator's lock; `tried`: the round trip's statements found nothing new to
+    take a moment ago."""
     campaign_writable_check(campaign=campaign, archived=locked.archived)  # as committed now
     if locked.excluded:
         raise TaskError(
@@ -74,42 +99,45 @@ def _hand_out(*, annotator, campaign: Campaign, locked: "_Locked", now) -> Assig
         )
     if locked.expired:
         leases_expire(now=now)
-    kinds = _kinds_in_order(campaign)
-    repeat_drawn = campaign.repeat_rate and random.random() < campaign.repeat_rate
-    if round_trip.enabled():
+    if round_trip.enabled() and not tried:
         # The common case in one statement (a repeat's first); the general path below when it does not
         # hold.
-        expires = now + timedelta(minutes=settings.TASK_LEASE_MINUTES)
-        held = False
-        if repeat_drawn:
-            held, lease = round_trip.repeat_lease_new(
-                annotator=annotator,
-                campaign=campaign,
-                now=now,
-                expires=expires,
-                gap=REPEAT_GAP,
-                choices=REPEAT_CHOICES,
-            )
-            if lease is not None:
-                return lease
-        if not held:
-            held, lease = round_trip.lease_new(
-                kinds=kinds, annotator=annotator, campaign=campaign, now=now, expires=expires
-            )
-            if lease is not None:
-                return lease
+        new = _lease_new(annotator=annotator, campaign=campaign, now=now, draws=draws, lock=False)
+        if new.lease is not None:
+            return new.lease
     own = _lease_own(annotator=annotator, campaign=campaign, now=now)
     if own is not None:
         return own
-    if repeat_drawn:
+    if draws.repeat:
         repeat = _repeat_lease(annotator=annotator, campaign=campaign, now=now)
         if repeat is not None:
             return repeat
-    for kind in kinds:
+    for kind in draws.kinds:
         task = _task_lock_open(kind=kind, annotator=annotator, campaign=campaign)
         if task is not None:
             return _lease(kind=kind, annotator=annotator, task=task, campaign=campaign)
     return None
+
+
+def _lease_new(*, annotator, campaign: Campaign, now, draws: _Draws, lock: bool) -> round_trip.NewLease:
+    """The round trip's new lease (`round_trip`): a repeat when one is drawn, else (or when there is none to
+    repeat) an unseen task; with `lock`, each statement takes the annotator's lock in the same round trip."""
+    expires = now + timedelta(minutes=settings.TASK_LEASE_MINUTES)
+    if draws.repeat:
+        new = round_trip.repeat_lease_new(
+            annotator=annotator,
+            campaign=campaign,
+            now=now,
+            expires=expires,
+            gap=REPEAT_GAP,
+            choices=REPEAT_CHOICES,
+            lock=lock,
+        )
+        if new.lease is not None or new.held or not new.open:
+            return new
+    return round_trip.lease_new(
+        kinds=draws.kinds, annotator=annotator, campaign=campaign, now=now, expires=expires, lock=lock
+    )
 
 
 # Plain SQL: asked on every hand-out, and the ORM's building of it cost more than running it. The campaign

@@ -2,11 +2,13 @@
 the answer to a live repeat (`first_label_store`: the task locked, the lease closed, the label and its
 revision or the repeat's answer written), a new lease (`lease_new`: an unseen task with an open slot
 locked, of the first kind in the campaign's order that has one, its slot taken, the lease written) and a
-repeat's (`repeat_lease_new`: one of the annotator's earlier answers leased again).
+repeat's (`repeat_lease_new`: one of the annotator's earlier answers leased again). A new lease may come
+with the annotator's lock in the same round trip (`lock`): see `_LOCK`.
 
-Each returns None when its case does not hold (a changed label, a late or refused submit, a lease to renew
-or none to take); the caller then takes the general path in `labels.py` / `assignment.py`, which
-decides and words the outcome, so the rules live there and these statements only say when they surely hold.
+Each returns no label or lease when its case does not hold (a changed label, a late or refused submit, a
+lease to renew or none to take); the caller then takes the general path in `labels.py` / `assignment.py`,
+which decides and words the outcome, so the rules live there and these statements only say when they surely
+hold.
 SQLite always takes the general path.
 
 Why: the ORM spends about a millisecond of a worker's CPU building each statement, and the round trip is the
@@ -19,6 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import connection
 from psycopg.types.json import Jsonb
 
@@ -158,6 +161,32 @@ _TASK_OPEN = """t.campaign_id = %(campaign)s AND t.slots_spent < %(overlap_{kind
       AND NOT EXISTS (SELECT 1 FROM {label_table} l WHERE l.task_id = t.id AND l.annotator_id = %(annotator)s)
       {identical}"""
 
+# What `assignment._hand_out` refuses, or does first, under the annotator's lock, as committed now: an
+# archived campaign, the annotator's labels in it excluded, a lease anywhere past its time (`leases_expire`
+# gives its slot back first). While any of these holds nothing is taken: the general path says which.
+_OPEN = """open AS (
+    SELECT 1 FROM annotation_campaign c
+    WHERE c.id = %(campaign)s AND c.archived_at IS NULL
+      AND NOT EXISTS (SELECT 1 FROM annotation_annotatorexclusion
+                      WHERE annotator_id = %(annotator)s AND campaign_id = c.id AND reinstated_at IS NULL)
+      AND NOT EXISTS (SELECT 1 FROM annotation_assignment WHERE status = 'leased' AND expires_at <= %(now)s)
+)"""
+
+# The annotator's lock (`assignment._annotator_lock`, campaign then person: `services/locks.py`), sent with a
+# new lease as one string. In autocommit PostgreSQL runs such a string as one transaction, so the lock holds
+# until the lease is written, without a BEGIN and a COMMIT of their own: one round trip instead of four.
+# Each statement reads what is committed when it starts (READ COMMITTED), so the lease, which starts once
+# the lock is granted, sees the lease another tab took meanwhile (`mine`) and what `_OPEN` checks.
+_LOCK = """SELECT 1 FROM annotation_campaign c, {user_table} u
+WHERE c.id = %(campaign)s AND u.id = %(annotator)s FOR KEY SHARE OF c FOR NO KEY UPDATE OF u;
+"""
+
+
+@functools.cache
+def _lock_sql() -> str:
+    return _LOCK.format(user_table=get_user_model()._meta.db_table)
+
+
 # A lease the annotator holds to go back to (`assignment._lease_own`): then nothing new is handed out.
 _MINE = """mine AS (
     SELECT 1 FROM annotation_assignment
@@ -166,17 +195,17 @@ _MINE = """mine AS (
 )"""
 
 # One kind's open task from a random point of its shuffle order on, then before it
-# (`selectors.workbench.task_candidates`), its slot taken; nothing when the annotator holds a lease to go
-# back to, or a kind tried before this one gave a task (`{before}`).
+# (`selectors.workbench.task_candidates`), its slot taken; nothing when the campaign is not open to them
+# (`_OPEN`), they hold a lease to go back to, or a kind tried before this one gave a task (`{before}`).
 _SLOT_TAKE = """
 after_{kind} AS (
     SELECT t.id FROM {task_table} t
-    WHERE {task_open} AND t.shuffle_key >= %(start_{kind})s AND NOT EXISTS (SELECT 1 FROM mine) {before}
+    WHERE {task_open} AND t.shuffle_key >= %(start_{kind})s {free} {before}
     ORDER BY t.shuffle_key LIMIT 1 FOR NO KEY UPDATE OF t SKIP LOCKED
 ),
 before_{kind} AS (
     SELECT t.id FROM {task_table} t
-    WHERE {task_open} AND t.shuffle_key < %(start_{kind})s AND NOT EXISTS (SELECT 1 FROM mine) {before}
+    WHERE {task_open} AND t.shuffle_key < %(start_{kind})s {free} {before}
       AND NOT EXISTS (SELECT 1 FROM after_{kind})
     ORDER BY t.shuffle_key LIMIT 1 FOR NO KEY UPDATE OF t SKIP LOCKED
 ),
@@ -190,7 +219,7 @@ slot_{kind} AS (
 # The kinds in the order given, the next tried only when those before it gave nothing: one statement
 # whichever kind has a task left.
 _LEASE_NEW = """
-WITH {mine},{slots},
+WITH {open},{mine},{slots},
 leased AS (
     INSERT INTO annotation_assignment (annotator_id, campaign_id, relevance_task_id, side_by_side_task_id,
                                        status, skip_reason, leased_at, expires_at, experimental_on_left,
@@ -200,10 +229,13 @@ leased AS (
     FROM ({taken}) AS taken(relevance_task_id, side_by_side_task_id, experimental_on_left)
     RETURNING id, relevance_task_id, side_by_side_task_id, experimental_on_left
 )
-SELECT EXISTS (SELECT 1 FROM mine), leased.*, {pages}
+SELECT EXISTS (SELECT 1 FROM open), EXISTS (SELECT 1 FROM mine), leased.*, {pages}
 """
 
-# The page of the lease just written, whichever its kind, after the columns above (`_lease_read`).
+# Nothing is taken unless the campaign is open to the annotator and they hold no lease to go back to.
+_FREE = "AND EXISTS (SELECT 1 FROM open) AND NOT EXISTS (SELECT 1 FROM mine)"
+
+# The page of the lease just written, whichever its kind, after the columns above (`_lease_take`).
 _PAGES = """relevance_page.*, side_by_side_page.*
 FROM (SELECT 1) AS one LEFT JOIN leased ON true
 LEFT JOIN LATERAL ({relevance_page}) AS relevance_page ON true
@@ -238,6 +270,7 @@ def _lease_new_sql(kinds: tuple[TaskKind, ...]) -> str:
                 kind=kind.name,
                 task_table=kind.model._meta.db_table,
                 task_open=task_open,
+                free=_FREE,
                 before=before,
             )
         )
@@ -245,17 +278,29 @@ def _lease_new_sql(kinds: tuple[TaskKind, ...]) -> str:
         on_left = "%(experimental_on_left)s" if kind.is_side_by_side else "NULL::boolean"
         taken.append(f"SELECT {ids}, {on_left} FROM slot_{kind.name}")
     return _LEASE_NEW.format(
-        mine=_MINE, slots=",".join(slots), taken=" UNION ALL ".join(taken), pages=_pages_sql()
+        open=_OPEN, mine=_MINE, slots=",".join(slots), taken=" UNION ALL ".join(taken), pages=_pages_sql()
     )
 
 
-def lease_new(
-    *, kinds: tuple[TaskKind, ...], annotator, campaign, now: datetime, expires: datetime
-) -> tuple[bool, Assignment | None]:
-    """Lease the annotator an unseen open task of the first of `kinds` that has one, from a random point of
-    its shuffle order, in one statement that reads its page too (`selectors.workbench.PAGE_ROW`).
+@dataclass(frozen=True)
+class NewLease:
+    open: bool  # the campaign is open to the annotator (`_OPEN`): else nothing was taken
+    held: bool  # they hold a lease to go back to: then nothing was taken
+    lease: Assignment | None  # the lease taken, if any, with its page
 
-    Returns whether they hold a lease to go back to (then nothing was taken), and the new lease if any."""
+
+def lease_new(
+    *,
+    kinds: tuple[TaskKind, ...],
+    annotator,
+    campaign,
+    now: datetime,
+    expires: datetime,
+    lock: bool = False,
+) -> NewLease:
+    """Lease the annotator an unseen open task of the first of `kinds` that has one, from a random point of
+    its shuffle order, in one statement that reads its page too (`selectors.workbench.PAGE_ROW`); with
+    `lock`, after taking the annotator's lock in the same round trip (`_LOCK`)."""
     params = {
         "annotator": annotator.pk,
         "campaign": campaign.pk,
@@ -268,21 +313,19 @@ def lease_new(
     for kind in kinds:
         params[f"overlap_{kind.name}"] = kind.overlap(campaign)
         params[f"start_{kind.name}"] = random.randrange(SHUFFLE_KEYS)
-    with connection.cursor() as cursor:
-        cursor.execute(_lease_new_sql(kinds), params)
-        return _lease_read(cursor.fetchone(), annotator, campaign, now, expires, repeat=False)
+    return _lease_take(_lease_new_sql(kinds), params, annotator, campaign, now, expires, lock, repeat=False)
 
 
 # `assignment._repeat_lease`: one of the annotator's answers in the campaign, not among their last `gap`, of a
 # task not repeated yet, from the latest `choices` of them (the `pick`-th share of those), leased again with
 # the sides swapped; no slot. Nothing while they hold a lease to go back to.
 _REPEAT_LEASE_NEW = """
-WITH {mine},
+WITH {open},{mine},
 answered AS (
     SELECT id, relevance_task_id, side_by_side_task_id, experimental_on_left, finished_at
     FROM annotation_assignment
     WHERE annotator_id = %(annotator)s AND campaign_id = %(campaign)s AND status = 'submitted' AND NOT repeat
-      AND NOT EXISTS (SELECT 1 FROM mine)
+      {free}
     ORDER BY finished_at DESC, id DESC OFFSET %(gap)s
 ),
 candidates AS (
@@ -306,21 +349,20 @@ leased AS (
     FROM chosen
     RETURNING id, relevance_task_id, side_by_side_task_id, experimental_on_left
 )
-SELECT EXISTS (SELECT 1 FROM mine), leased.*, {pages}
+SELECT EXISTS (SELECT 1 FROM open), EXISTS (SELECT 1 FROM mine), leased.*, {pages}
 """
 
 
 @functools.cache
 def _repeat_lease_new_sql() -> str:
-    return _REPEAT_LEASE_NEW.format(mine=_MINE, pages=_pages_sql())
+    return _REPEAT_LEASE_NEW.format(open=_OPEN, mine=_MINE, free=_FREE, pages=_pages_sql())
 
 
 def repeat_lease_new(
-    *, annotator, campaign, now: datetime, expires: datetime, gap: int, choices: int
-) -> tuple[bool, Assignment | None]:
+    *, annotator, campaign, now: datetime, expires: datetime, gap: int, choices: int, lock: bool = False
+) -> NewLease:
     """Lease the annotator a repeat of one of their earlier answers, in one statement (the rule is
-    `assignment._repeat_lease`'s). Returns whether they hold a lease to go back to (then nothing was taken),
-    and the repeat if there was one to take."""
+    `assignment._repeat_lease`'s); with `lock`, after taking the annotator's lock in the same round trip."""
     params = {
         "annotator": annotator.pk,
         "campaign": campaign.pk,
@@ -331,17 +373,20 @@ def repeat_lease_new(
         "pick": random.random(),
         "depth": campaign.gsb_depth,
     }
+    return _lease_take(_repeat_lease_new_sql(), params, annotator, campaign, now, expires, lock, repeat=True)
+
+
+def _lease_take(sql, params, annotator, campaign, now, expires, lock: bool, *, repeat: bool) -> NewLease:
+    """Run a new lease's statement (after the lock's, in one string, with `lock`) and read what it wrote
+    (`_LEASE_NEW`'s columns) as the ORM would, with its page."""
     with connection.cursor() as cursor:
-        cursor.execute(_repeat_lease_new_sql(), params)
-        return _lease_read(cursor.fetchone(), annotator, campaign, now, expires, repeat=True)
-
-
-def _lease_read(row, annotator, campaign, now, expires, *, repeat: bool) -> tuple[bool, Assignment | None]:
-    """Whether the annotator held a lease, and the lease a statement wrote (`_LEASE_NEW`'s columns) as the
-    ORM would read it, with its page."""
-    held, pk, relevance_task_id, side_by_side_task_id, on_left, *pages = row
+        # Django's psycopg cursors bind on the client: the string goes as one simple query.
+        cursor.execute(_lock_sql() + sql if lock else sql, params)
+        if lock:
+            cursor.nextset()  # past the lock's rows
+        is_open, held, pk, relevance_task_id, side_by_side_task_id, on_left, *pages = cursor.fetchone()
     if pk is None:
-        return held, None
+        return NewLease(is_open, held, None)
     lease = Assignment(
         pk=pk,
         annotator=annotator,
@@ -356,4 +401,4 @@ def _lease_read(row, annotator, campaign, now, expires, *, repeat: bool) -> tupl
     )
     width = task_page_width(RELEVANCE)
     setattr(lease, PAGE_ROW, tuple(pages[:width] if relevance_task_id is not None else pages[width:]))
-    return held, lease
+    return NewLease(is_open, held, lease)

@@ -69,6 +69,59 @@ def test_parallel_annotators_fill_every_task_exactly(transactional_db, bundle_da
     assert submitted == sum(judgments.values()) + sum(preferences.values())
 
 
+def _waiting_on_locks() -> int:
+    """How many other sessions of the test database wait on a lock now."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_stat_clear_snapshot()")  # the view is kept per transaction otherwise
+        cursor.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+            " AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()"
+        )
+        return cursor.fetchone()[0]
+
+
+def _hand_out_into(annotator, campaign, leases: list, errors: list) -> None:
+    try:
+        leases.append(task_next(annotator=annotator, campaign=campaign).pk)
+    except Exception as error:  # noqa: BLE001 - reported by the main thread
+        errors.append(error)
+    finally:
+        connections.close_all()
+
+
+def test_one_annotators_hand_outs_at_once_share_one_lease(transactional_db, bundle_data, make_user):
+    """Two tabs asking at once queue on the annotator's lock, which goes in one string with the new lease
+    (`round_trip._LOCK`) and holds until that lease is written: the second goes back to the lease the first
+    took. Here both wait on the lock (held by the test) and are let go together, each round."""
+    Group.objects.get_or_create(name="annotator")  # a flush by an earlier test drops it
+    campaign = campaign_import(bundle=parse_bundle(bundle_data, "small.json"))
+    ann = make_user("ann", "annotator")
+    for _round in range(4):
+        leases: list = []
+        errors: list = []
+        threads = [
+            threading.Thread(target=_hand_out_into, args=(ann, campaign, leases, errors)) for _tab in range(2)
+        ]
+        with transaction.atomic():
+            type(ann).objects.select_for_update(no_key=True).get(pk=ann.pk)
+            for thread in threads:
+                thread.start()
+            deadline = time.monotonic() + 30
+            while _waiting_on_locks() < 2 and time.monotonic() < deadline:
+                time.sleep(0.02)
+            assert _waiting_on_locks() == 2
+        for thread in threads:
+            thread.join(timeout=30)
+        assert errors == [] and len(leases) == 2 and leases[0] == leases[1]
+        live = Assignment.objects.filter(annotator=ann, status=Assignment.Status.LEASED)
+        assert list(live.values_list("pk", flat=True)) == leases[:1]
+        lease = live.get()
+        if lease.relevance_task_id:
+            judgment_submit(annotator=ann, task=lease.relevance_task, grade=1)
+        else:
+            preference_submit(annotator=ann, task=lease.side_by_side_task, side="left")
+
+
 def test_first_logins_at_once_share_one_token(transactional_db, make_user):
     user = make_user("racer")  # no role: a flush by an earlier transactional test drops the groups
     keys, errors, barrier = [], [], threading.Barrier(8)

@@ -40,13 +40,18 @@ def _needs_postgres(db):
         pytest.skip("needs PostgreSQL (DATABASE_URL=postgres://...)")
 
 
-def statements(context: CaptureQueriesContext) -> list[str]:
-    """What a request asked, less the savepoints of the test's own transaction."""
+def round_trips(context: CaptureQueriesContext) -> list[str]:
+    """What a request sent, one string a round trip, less the savepoints of the test's own transaction."""
     return [
         query["sql"]
         for query in context.captured_queries
         if not query["sql"].startswith(("SAVEPOINT", "RELEASE SAVEPOINT", "BEGIN", "COMMIT"))
     ]
+
+
+def statements(context: CaptureQueriesContext) -> list[str]:
+    """Their statements: the annotator's lock and a new lease go as one string (`round_trip._LOCK`)."""
+    return [statement for sql in round_trips(context) for statement in sql.split(";\n")]
 
 
 def relevance_lease(user, campaign) -> Assignment:
@@ -173,6 +178,33 @@ def test_a_first_label_is_a_transaction_of_its_own_unless_marks_are_checked_afte
     assert Preference.objects.filter(annotator=user).exists()
 
 
+@pytest.mark.django_db(transaction=True)
+def test_a_new_lease_comes_with_the_annotators_lock_in_one_round_trip_outside_a_transaction(
+    bundle_data, make_user
+):
+    """The lock and the lease go as one string in autocommit, which PostgreSQL runs as one transaction:
+    no BEGIN and COMMIT of their own; a lease to go back to takes the general path, in a transaction."""
+    campaign = campaign_import(bundle=parse_bundle(bundle_data, "small.json"))
+    user = make_user("ann", "annotator")
+    sent = []
+
+    def note(execute, sql, params, many, context):
+        sent.append((sql, connection.in_atomic_block or not connection.get_autocommit()))
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(note):
+        lease = task_next(annotator=user, campaign=campaign)
+    [(sql, in_transaction)] = sent
+    assert not in_transaction
+    lock, lease_statement = sql.split(";\n")
+    assert "FOR KEY SHARE OF c FOR NO KEY UPDATE OF u" in lock
+    assert "INSERT INTO annotation_assignment" in lease_statement
+    sent.clear()
+    with connection.execute_wrapper(note):
+        assert task_next(annotator=user, campaign=campaign).pk == lease.pk
+    assert not sent[0][1] and all(in_transaction for _, in_transaction in sent[1:])
+
+
 def test_a_change_a_stale_page_and_a_late_label_take_the_general_path(campaign, make_user):
     user = make_user("ann", "annotator")
     lease = relevance_lease(user, campaign)
@@ -199,10 +231,10 @@ def test_a_new_lease_takes_a_slot_and_nothing_while_one_is_held(campaign, make_u
     lease = relevance_lease(user, campaign)
     assert RelevanceTask.objects.get(pk=lease.relevance_task_id).slots_spent == 1
     spent = sorted(RelevanceTask.objects.values_list("slots_spent", flat=True))
-    held, again = round_trip.lease_new(
+    new = round_trip.lease_new(
         kinds=(RELEVANCE,), annotator=user, campaign=campaign, now=lease.leased_at, expires=lease.expires_at
     )
-    assert held and again is None
+    assert new.open and new.held and new.lease is None
     assert sorted(RelevanceTask.objects.values_list("slots_spent", flat=True)) == spent
     assert Assignment.objects.filter(annotator=user).count() == 1
 
@@ -219,6 +251,7 @@ def test_when_the_first_kind_has_no_slot_left_the_other_comes_in_the_same_statem
     with CaptureQueriesContext(connection) as context:
         lease = task_next(annotator=user, campaign=campaign)
     assert len(statements(context)) == 2, statements(context)  # the annotator's lock, the lease
+    assert len(round_trips(context)) == 1
     assert getattr(lease, f"{first.assignment_field}_id") is None
     task_id = getattr(lease, f"{other.assignment_field}_id")
     assert other.model.objects.get(pk=task_id).slots_spent == 1
@@ -314,15 +347,17 @@ def test_a_repeat_is_leased_in_one_statement_by_the_general_paths_rule(campaign,
         assert repeat.repeat and repeat.relevance_task_id == expected
         assert [sql for sql in statements(context) if "annotation_assignment" in sql and "mine" in sql]
         assert len(statements(context)) == 2, statements(context)  # the annotator's lock, the repeat
+        assert len(round_trips(context)) == 1
         judgment_submit(annotator=user, task=repeat.relevance_task, grade=2)
     with CaptureQueriesContext(connection) as context:
         assert not task_next(annotator=user, campaign=campaign).repeat  # none left beyond the last three
-    assert len(statements(context)) == 3, statements(context)  # and a new lease
+    assert len(statements(context)) == 4, statements(context)  # then the lock again and a new lease
+    assert len(round_trips(context)) == 2
 
 
-def _label_round_trip(path: str, client, campaign, assignment_id: int) -> tuple[int, int]:
-    """A relevance label of the annotator's task with their next task, on `path`: its statements, and the
-    next task's id."""
+def _label_round_trip(path: str, client, campaign, assignment_id: int) -> tuple[int, int, int]:
+    """A relevance label of the annotator's task with their next task, on `path`: its statements, the
+    strings they went in, and the next task's id."""
     with CaptureQueriesContext(connection) as context:
         if path == "web":
             url = reverse("annotation:task", args=[campaign.pk, assignment_id])
@@ -337,19 +372,20 @@ def _label_round_trip(path: str, client, campaign, assignment_id: int) -> tuple[
                 next_id = response.json()["next"]["id"]
             else:
                 next_id = client.post(f"/api/campaigns/{campaign.pk}/next-task/").json()["id"]
-    return len(statements(context)), next_id
+    return len(statements(context)), len(round_trips(context)), next_id
 
 
 # The statements of a relevance label with the next task: the assignment, the label; the annotator's lock
 # (in two requests with the campaign), the lease with its page; without Redis the session and the signed-in
-# user (web) or the token's user (per API request).
+# user (web) or the token's user (per API request). Then the strings they go in: with the next task in the
+# same request the lock and the lease are one, without BEGIN and COMMIT.
 ROUND_TRIP_STATEMENTS = {
-    ("web", True): 4,
-    ("api", True): 4,
-    ("api in two", True): 4,
-    ("web", False): 6,
-    ("api", False): 5,
-    ("api in two", False): 6,
+    ("web", True): (4, 3),
+    ("api", True): (4, 3),
+    ("api in two", True): (4, 4),
+    ("web", False): (6, 5),
+    ("api", False): (5, 4),
+    ("api in two", False): (6, 6),
 }
 
 
@@ -373,18 +409,18 @@ def test_a_label_with_the_next_task_and_a_repeat_take_the_same_statements(
     )
     assert client.get(page).status_code == 200  # the session or token read, into the cache if any
     for _ in range(REPEAT_GAP + 1):
-        count, current = _label_round_trip(path, client, campaign, current)
-        assert count == ROUND_TRIP_STATEMENTS[path, cached]
+        *counts, current = _label_round_trip(path, client, campaign, current)
+        assert tuple(counts) == ROUND_TRIP_STATEMENTS[path, cached]
     Campaign.objects.filter(pk=campaign.pk).update(repeat_rate=0.5)
     with monkeypatch.context() as drawn:
         drawn.setattr(random, "random", lambda: 0.0)  # the next hand-out draws a repeat
-        count, current = _label_round_trip(path, client, campaign, current)
+        *counts, current = _label_round_trip(path, client, campaign, current)
     assert Assignment.objects.get(pk=current).repeat
-    assert count == ROUND_TRIP_STATEMENTS[path, cached]
+    assert tuple(counts) == ROUND_TRIP_STATEMENTS[path, cached]
     monkeypatch.setattr(random, "random", lambda: 0.9)  # none drawn
-    count, current = _label_round_trip(path, client, campaign, current)  # the repeat's answer
+    *counts, current = _label_round_trip(path, client, campaign, current)  # the repeat's answer
     assert RepeatAnswer.objects.filter(assignment__annotator=user).count() == 1
-    assert count == ROUND_TRIP_STATEMENTS[path, cached]
+    assert tuple(counts) == ROUND_TRIP_STATEMENTS[path, cached]
 
 
 @pytest.mark.parametrize("pick", [0.0, 0.99])  # the latest candidate (relevance), the earliest (side by side)
