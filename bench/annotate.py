@@ -363,10 +363,11 @@ def web_label(browser, page: dict) -> None:
     page["html"] = response.text
 
 
-def in_process(campaign: int, token: str, rounds: int = 100) -> list[tuple[str, float, float, int]]:
+def in_process(campaign: int, token: str, rounds: int = 100) -> list[tuple[str, float, float, int, float]]:
     """Per request inside this process (Django's test client: no HTTP, no concurrency), one annotator:
-    (what, CPU milliseconds, mean and most SQL statements) for /healthz, the read-only task page, a label
-    with the next task on the web path and on the API path (a judgment with `?next=true`)."""
+    (what, CPU milliseconds, mean and most SQL statements, mean strings sent: the annotator's lock and a new
+    lease go as one) for /healthz, the read-only task page, a label with the next task on the web path and
+    on the API path (a judgment with `?next=true`)."""
     from django.db import connection
     from django.test import Client
 
@@ -402,10 +403,11 @@ def in_process(campaign: int, token: str, rounds: int = 100) -> list[tuple[str, 
         ("label + next (API)", api_label),
         ("label, next (2 API)", api_two_requests),
     )
-    statements = [0]
+    statements, strings = [0], [0]
 
     def count(execute, sql, params, many, context):
-        statements[-1] += 1
+        statements[-1] += 1 + sql.count(";\n")
+        strings[-1] += 1
         return execute(sql, params, many, context)
 
     costs = []
@@ -415,12 +417,15 @@ def in_process(campaign: int, token: str, rounds: int = 100) -> list[tuple[str, 
         for _ in range(rounds):
             request()
         milliseconds = (time.process_time() - started) * 1000 / rounds
-        statements[:] = []
+        statements[:], strings[:] = [], []
         with connection.execute_wrapper(count):
             for _ in range(rounds):
                 statements.append(0)
+                strings.append(0)
                 request()
-        costs.append((name, milliseconds, statistics.mean(statements), max(statements)))
+        costs.append(
+            (name, milliseconds, statistics.mean(statements), max(statements), statistics.mean(strings))
+        )
     return costs
 
 
@@ -503,11 +508,12 @@ def round_trip_costs(rounds: int = 2000) -> list[tuple[str, float]]:
     return costs
 
 
-def costs_print(costs: list[tuple[str, float, float, int]]) -> None:
-    for name, milliseconds, mean, most in costs:
+def costs_print(costs: list[tuple[str, float, float, int, float]]) -> None:
+    for name, milliseconds, mean, most, strings in costs:
         print(
             f"in one process: {name:19} {milliseconds:6.2f} ms CPU, "
-            f"{mean:.2f} SQL statements (at most {most}; target <= 6 for a label with the next task)"
+            f"{mean:.2f} SQL statements (at most {most}; target <= 6 for a label with the next task) "
+            f"in {strings:.2f} strings sent, BEGIN and COMMIT not counted"
         )
 
 
