@@ -142,13 +142,12 @@ def _lease_new(*, annotator, campaign: Campaign, now, draws: _Draws, lock: bool)
 
 # Plain SQL: asked on every hand-out, and the ORM's building of it cost more than running it. The campaign
 # is locked before the annotator (`services/locks.py`: the clauses' order is the order of the locks).
-_ANNOTATOR_LOCK = """
-SELECT {campaign}c.archived_at IS NOT NULL,
+_ANNOTATOR_LOCK = f"""
+SELECT {{campaign}}c.archived_at IS NOT NULL,
        EXISTS (SELECT 1 FROM annotation_campaign_members WHERE campaign_id = c.id AND user_id = u.id),
-       EXISTS (SELECT 1 FROM annotation_annotatorexclusion
-               WHERE annotator_id = u.id AND campaign_id = c.id AND reinstated_at IS NULL),
-       EXISTS (SELECT 1 FROM annotation_assignment WHERE status = 'leased' AND expires_at <= %(now)s)
-FROM annotation_campaign c, {user_table} u WHERE c.id = %(campaign)s AND u.id = %(annotator)s {lock}
+       {round_trip.EXCLUDED},
+       {round_trip.LEASE_RAN_OUT}
+FROM annotation_campaign c, {{user_table}} u WHERE c.id = %(campaign)s AND u.id = %(annotator)s {{lock}}
 """
 
 
@@ -157,7 +156,7 @@ def _annotator_lock_sql(*, locks: bool, campaign: bool) -> str:
     return _ANNOTATOR_LOCK.format(
         campaign=f"{rows.select_list(Campaign, 'c')}, " if campaign else "",
         user_table=get_user_model()._meta.db_table,
-        lock="FOR KEY SHARE OF c FOR NO KEY UPDATE OF u" if locks else "",
+        lock=round_trip.ANNOTATOR_LOCK if locks else "",
     )
 
 

@@ -161,24 +161,33 @@ _TASK_OPEN = """t.campaign_id = %(campaign)s AND t.slots_spent < %(overlap_{kind
       AND NOT EXISTS (SELECT 1 FROM {label_table} l WHERE l.task_id = t.id AND l.annotator_id = %(annotator)s)
       {identical}"""
 
+# Read under the annotator's lock, by the general path (`assignment._annotator_lock`) and by a new lease sent
+# with the lock (`_OPEN`): the annotator's labels in the campaign excluded, and a lease anywhere past its time
+# (`leases_expire` gives its slot back first). The lock itself: the campaign shared, then the person
+# (`services/locks.py`), on `c` and `u`.
+EXCLUDED = """EXISTS (SELECT 1 FROM annotation_annotatorexclusion
+               WHERE annotator_id = %(annotator)s AND campaign_id = %(campaign)s AND reinstated_at IS NULL)"""
+LEASE_RAN_OUT = """EXISTS (SELECT 1 FROM annotation_assignment
+                    WHERE status = 'leased' AND expires_at <= %(now)s)"""
+ANNOTATOR_LOCK = "FOR KEY SHARE OF c FOR NO KEY UPDATE OF u"
+
 # What `assignment._hand_out` refuses, or does first, under the annotator's lock, as committed now: an
-# archived campaign, the annotator's labels in it excluded, a lease anywhere past its time (`leases_expire`
-# gives its slot back first). While any of these holds nothing is taken: the general path says which.
-_OPEN = """open AS (
+# archived campaign, the annotator's labels in it excluded, a lease anywhere past its time. While any of
+# these holds nothing is taken: the general path says which.
+_OPEN = f"""open AS (
     SELECT 1 FROM annotation_campaign c
     WHERE c.id = %(campaign)s AND c.archived_at IS NULL
-      AND NOT EXISTS (SELECT 1 FROM annotation_annotatorexclusion
-                      WHERE annotator_id = %(annotator)s AND campaign_id = c.id AND reinstated_at IS NULL)
-      AND NOT EXISTS (SELECT 1 FROM annotation_assignment WHERE status = 'leased' AND expires_at <= %(now)s)
+      AND NOT {EXCLUDED}
+      AND NOT {LEASE_RAN_OUT}
 )"""
 
-# The annotator's lock (`assignment._annotator_lock`, campaign then person: `services/locks.py`), sent with a
-# new lease as one string. In autocommit PostgreSQL runs such a string as one transaction, so the lock holds
-# until the lease is written, without a BEGIN and a COMMIT of their own: one round trip instead of four.
-# Each statement reads what is committed when it starts (READ COMMITTED), so the lease, which starts once
-# the lock is granted, sees the lease another tab took meanwhile (`mine`) and what `_OPEN` checks.
-_LOCK = """SELECT 1 FROM annotation_campaign c, {user_table} u
-WHERE c.id = %(campaign)s AND u.id = %(annotator)s FOR KEY SHARE OF c FOR NO KEY UPDATE OF u;
+# The annotator's lock (`assignment._annotator_lock`), sent with a new lease as one string. In autocommit
+# PostgreSQL runs such a string as one transaction, so the lock holds until the lease is written, without a
+# BEGIN and a COMMIT of their own: one round trip instead of four. Each statement reads what is committed
+# when it starts (READ COMMITTED), so the lease, which starts once the lock is granted, sees the lease
+# another tab took meanwhile (`mine`) and what `_OPEN` checks.
+_LOCK = f"""SELECT 1 FROM annotation_campaign c, {{user_table}} u
+WHERE c.id = %(campaign)s AND u.id = %(annotator)s {ANNOTATOR_LOCK};
 """
 
 
