@@ -96,27 +96,31 @@ def _pks_reserve(model, count: int) -> list[int]:
     return np.frombuffer(keys or b"", dtype=">i8").tolist()
 
 
-def integer_rows_insert(
-    model, columns: dict[str, np.ndarray], progress: Progress | None = None, chunk: int = COPY_CHUNK_ROWS
+def columns_insert(
+    model,
+    columns: dict[str, np.ndarray | list[str]],
+    progress: Progress | None = None,
+    chunk: int = COPY_CHUNK_ROWS,
 ) -> None:
-    """Insert rows given as integer columns (attribute name → array, all of one length). On PostgreSQL the
-    rows are packed into binary COPY by NumPy, with no Python object per row."""
+    """Insert rows given as columns (attribute name → an integer array, or a list of str for a text field),
+    all of one length. On PostgreSQL the rows are packed into binary COPY by NumPy, with no Python object per
+    row but a text value's encoded bytes."""
     fields = list(columns)
     size = len(next(iter(columns.values())))
     if connection.vendor != "postgresql":
         for start in range(0, size, BATCH_SIZE):
             values = zip(
-                *(column[start : start + BATCH_SIZE].tolist() for column in columns.values()), strict=True
+                *(_listed(column[start : start + BATCH_SIZE]) for column in columns.values()), strict=True
             )
             model.objects.bulk_create([model(**dict(zip(fields, row, strict=True))) for row in values])
             if progress:
                 progress(min(BATCH_SIZE, size - start))
         return
-    widths = {name: _INTEGER_BYTES[model._meta.get_field(name).db_type(connection)] for name in fields}
-    row_type = np.dtype(
-        [("count", ">i2")]
-        + [item for name in fields for item in ((f"{name}_length", ">i4"), (name, f">i{widths[name]}"))]
-    )
+    # A text column's width is None: its values' own lengths.
+    widths = [
+        None if isinstance(column, list) else _INTEGER_BYTES[model._meta.get_field(name).db_type(connection)]
+        for name, column in columns.items()
+    ]
     with (
         connection.cursor() as cursor,
         connection.wrap_database_errors,
@@ -124,12 +128,67 @@ def integer_rows_insert(
     ):
         copy.write(_BINARY_HEADER)
         for start in range(0, size, chunk):
-            rows = np.empty(min(chunk, size - start), dtype=row_type)
-            rows["count"] = len(fields)
-            for name, column in columns.items():
-                rows[f"{name}_length"] = widths[name]
-                rows[name] = column[start : start + chunk]
-            copy.write(rows.tobytes())
+            part = [column[start : start + chunk] for column in columns.values()]
+            copy.write(_binary_rows(part, widths))
             if progress:
-                progress(rows.size)
+                progress(len(part[0]))
         copy.write(_BINARY_TRAILER)
+
+
+def columns_insert_pks(model, columns: dict[str, np.ndarray | list[str]]) -> list[int]:
+    """Insert rows as `columns_insert` does and return their primary keys, in row order, as `rows_insert_pks`
+    does."""
+    if connection.vendor != "postgresql":
+        fields, size = list(columns), len(next(iter(columns.values())))
+        rows = zip(*(_listed(column) for column in columns.values()), strict=True)
+        return rows_insert_pks(model, fields, rows, size)
+    pks = _pks_reserve(model, len(next(iter(columns.values()))))
+    columns_insert(model, {model._meta.pk.attname: np.array(pks, dtype=np.int64), **columns})
+    return pks
+
+
+def _listed(column: np.ndarray | list[str]) -> list:
+    return column.tolist() if isinstance(column, np.ndarray) else column
+
+
+def _binary_rows(columns: list[np.ndarray | list[str]], widths: list[int | None]) -> bytes:
+    """Rows of binary COPY: per row a field count, then each field as its length and big-endian bytes. Every
+    field is scattered into place for all rows at once; rows differ in length by their text values."""
+    size = len(columns[0])
+    texts: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # column → its values' bytes, and their lengths
+    row_bytes = np.full(size, 2, dtype=np.int64)
+    for i, (column, width) in enumerate(zip(columns, widths, strict=True)):
+        if width is None:
+            values = [value.encode() for value in column]
+            lengths = np.fromiter(map(len, values), dtype=np.int64, count=size)
+            texts[i] = (np.frombuffer(b"".join(values), dtype=np.uint8), lengths)
+            row_bytes += 4 + lengths
+        else:
+            row_bytes += 4 + width
+    ends = np.cumsum(row_bytes)
+    out = np.empty(int(ends[-1]) if size else 0, dtype=np.uint8)
+    at = ends - row_bytes  # where each row's next field goes
+    # Rows of one length (no text) are the rows of a matrix: each field a slice of its columns.
+    matrix = out.reshape(size, -1) if not texts and size else None
+
+    def put(values: np.ndarray, width: int) -> None:
+        if matrix is not None:
+            offset = int(at[0])
+            matrix[:, offset : offset + width] = values.view(np.uint8).reshape(size, width)
+        else:
+            out[at[:, None] + np.arange(width)] = values.view(np.uint8).reshape(size, width)
+        at[:] += width
+
+    put(np.full(size, len(columns), dtype=">i2"), 2)
+    for i, (column, width) in enumerate(zip(columns, widths, strict=True)):
+        if width is not None:
+            put(np.full(size, width, dtype=">i4"), 4)
+            put(np.asarray(column).astype(f">i{width}"), width)
+            continue
+        data, lengths = texts[i]
+        put(lengths.astype(">i4"), 4)
+        # Byte j of all the values' bytes goes to its row's place plus its offset in its value.
+        value_start = np.cumsum(lengths) - lengths
+        out[np.repeat(at - value_start, lengths) + np.arange(data.size)] = data
+        at += lengths
+    return out.tobytes()

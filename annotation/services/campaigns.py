@@ -37,12 +37,7 @@ from annotation.services.label_pool import (
 )
 from annotation.services.locks import campaign_lock
 from annotation.services.read_only import campaign_writable_check, campaign_writable_lock
-from plumbing.bulk import (
-    Progress,
-    integer_rows_insert,
-    rows_insert,
-    rows_insert_pks,
-)
+from plumbing.bulk import Progress, columns_insert, columns_insert_pks, rows_insert, rows_insert_pks
 from trec.files import RankedRun
 
 
@@ -113,14 +108,7 @@ def campaign_import(
         ((campaign.pk, *(getattr(doc, name) for name in document_fields)) for doc in bundle.documents),
         count=len(listed),
     )
-    # Bare documents leave their attributes and popularity to the database's defaults: a JSON value wrapped,
-    # dumped and parsed per row was most of their COPY's time.
-    pks += rows_insert_pks(
-        Document,
-        ["campaign_id", "external_id", "title", "url", "body"],
-        ((campaign.pk, doc, "", "", "") for doc in bare),
-        count=len(bare),
-    )
+    pks += bare_documents_insert(campaign_pk=campaign.pk, external_ids=bare)
     # Keyed by the runs' own strings: no second copy of a run's ids.
     document_pk = dict(zip(itertools.chain(listed, bare), pks, strict=True))
     query_pk = dict(Query.objects.filter(campaign=campaign).values_list("external_id", "pk"))
@@ -131,6 +119,24 @@ def campaign_import(
     _gold_set(campaign, bundle)
     labels_reuse(campaign=campaign)
     return campaign
+
+
+def bare_documents_insert(*, campaign_pk: int, external_ids: list[str]) -> list[int]:
+    """Create documents known only by their ids (a run's, an interaction log's), in the given order; returns
+    their keys. Their attributes and popularity are left to the database's defaults: a JSON value wrapped,
+    dumped and parsed per row was most of their COPY's time; the rest is packed by NumPy, not row by row."""
+    size = len(external_ids)
+    empty = [""] * size
+    return columns_insert_pks(
+        Document,
+        {
+            "campaign_id": np.full(size, campaign_pk, dtype=np.int64),
+            "external_id": external_ids,
+            "title": empty,
+            "url": empty,
+            "body": empty,
+        },
+    )
 
 
 def _rankings_insert(
@@ -342,7 +348,7 @@ def _relevance_tasks_pool(campaign: Campaign, entries: RankedEntries) -> int:
     if existing:
         pairs = pairs[np.array([pair not in existing for pair in map(tuple, pairs.tolist())], dtype=bool)]
     size = len(pairs)
-    integer_rows_insert(
+    columns_insert(
         RelevanceTask,
         {
             "campaign_id": np.full(size, campaign.pk, dtype=np.int64),

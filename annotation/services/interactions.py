@@ -9,8 +9,9 @@ from annotation.bundle.interactions import ImpressionRow, InteractionLogReader
 from annotation.errors import InputError
 from annotation.errors import InputErrorCode as Code
 from annotation.models import Campaign, Document, Impression, InteractionLog, Query, RankingModel
+from annotation.services.campaigns import bare_documents_insert
 from annotation.services.read_only import campaign_writable_lock
-from plumbing.bulk import Progress, batched, rows_insert, rows_insert_pks
+from plumbing.bulk import Progress, batched, rows_insert
 
 # Rows checked and held before they are written: the memory an import needs, whatever the log's length.
 CHUNK_ROWS = 50_000
@@ -90,9 +91,7 @@ def _documents_add(campaign: Campaign, chunk: list[ImpressionRow], documents: di
     appear; `documents` learns their keys."""
     new = list(dict.fromkeys(row.document for row in chunk if row.document not in documents))
     if new:
-        rows = ((campaign.pk, external_id, "", "", "") for external_id in new)
-        fields = ["campaign_id", "external_id", "title", "url", "body"]
-        pks = rows_insert_pks(Document, fields, rows, len(new))
+        pks = bare_documents_insert(campaign_pk=campaign.pk, external_ids=new)
         documents.update(zip(new, pks, strict=True))
     return len(new)
 

@@ -23,7 +23,7 @@ from annotation.models import (
     SideBySideTask,
 )
 from annotation.services.campaigns import campaign_import, campaign_pool_tasks
-from plumbing.bulk import integer_rows_insert, rows_insert
+from plumbing.bulk import columns_insert, rows_insert
 from tests.factories import gzip_bomb, peak_memory, ranked_ids
 
 
@@ -264,7 +264,7 @@ def test_database_refuses_tasks_copied_outside_their_campaign_and_their_parents_
     good = RelevanceTask.objects.filter(campaign=campaign).exclude(pk=task.pk).first()
     with pytest.raises(IntegrityError, match="relevance_task_document_in_campaign"), transaction.atomic():
         RelevanceTask.objects.filter(pk__in=[task.pk, good.pk]).delete()
-        integer_rows_insert(
+        columns_insert(
             RelevanceTask,
             {
                 "campaign_id": np.array([campaign.pk, campaign.pk]),
@@ -350,7 +350,7 @@ def test_rows_lock_only_the_parents_another_transaction_wrote(transactional_db, 
         query = Query.objects.create(campaign=campaign, external_id="new query", text="new")
         new = Document.objects.create(campaign=campaign, external_id="new document")
         # One statement naming both: its own document is found, not locked; the other is locked.
-        integer_rows_insert(
+        columns_insert(
             RelevanceTask,
             {
                 "campaign_id": np.array([campaign.pk, campaign.pk]),
@@ -370,7 +370,7 @@ def test_rows_lock_only_the_parents_another_transaction_wrote(transactional_db, 
     # A missing parent is refused on this path too.
     with pytest.raises(IntegrityError, match="relevance_task_document_in_campaign"), transaction.atomic():
         other = Document.objects.create(campaign=campaign, external_id="another")
-        integer_rows_insert(
+        columns_insert(
             RelevanceTask,
             {
                 "campaign_id": np.array([campaign.pk, campaign.pk]),
