@@ -184,7 +184,7 @@ def read_run_ranked(path: str | Path, max_bytes: int | None = None) -> RankedRun
 def _coded(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The distinct values of `ids`, sorted, and each entry's index among them as int32: `np.unique` with
     `return_inverse`, in about two thirds of its temporary memory."""
-    order = np.argsort(ids)
+    order = _bytes_order(ids)
     ordered = ids[order]
     first = np.empty(ids.size, dtype=bool)  # the first of each run of equal values
     first[:1] = True
@@ -194,6 +194,19 @@ def _coded(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     codes = np.empty(ids.size, dtype=np.int32)
     codes[order] = np.cumsum(first, dtype=np.int32) - 1
     return distinct, codes
+
+
+def _bytes_order(ids: np.ndarray) -> np.ndarray:
+    """`np.argsort(ids)` of a bytes (`S`) column, by its values' 8-byte words as big-endian integers (padded
+    with NULs, as the values are): a stable sort per word, the last word first. Comparing whole words orders
+    the values as their bytes do, in less than half the time of sorting the strings."""
+    width = -(-max(ids.dtype.itemsize, 1) // 8) * 8
+    padded = np.ascontiguousarray(ids, dtype=f"S{width}")
+    words = padded.view(">u8").reshape(ids.size, width // 8).astype(np.uint64)
+    order = np.argsort(words[:, -1], kind="stable")
+    for word in range(words.shape[1] - 2, -1, -1):
+        order = order[np.argsort(words[order, word], kind="stable")]
+    return order
 
 
 def _refuse_listed_twice(rows, document, queries, documents, line, path: str) -> None:

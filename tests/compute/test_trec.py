@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 import pytrec_eval
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import trec.files as trec
@@ -448,9 +448,15 @@ def test_progress_is_told_every_byte_of_the_files_as_stored(tmp_path, monkeypatc
     assert sum(told) == qrels.stat().st_size + run.stat().st_size
 
 
-@given(st.lists(st.binary(min_size=0, max_size=4).map(lambda b: b.rstrip(b"\0")), max_size=60))
-def test_ids_are_coded_as_numpy_unique_codes_them(values):
-    ids = np.array(values, dtype="S4")
+@given(
+    # Few distinct bytes: values often share their first words and differ in a later one.
+    st.lists(st.lists(st.sampled_from([b"a", b"b", b"\xff"]), max_size=20).map(b"".join), max_size=60),
+    st.sampled_from([4, 8, 16, 20]),
+)
+@example([b"aaaaaaaab", b"aaaaaaaaa", b"aaaaaaaab", b"b"], 16)
+def test_ids_are_coded_as_numpy_unique_codes_them(values, width):
+    # Ids of one word, of several, and of a width that is not a whole number of words.
+    ids = np.array([value[:width] for value in values], dtype=f"S{width}")
     distinct, codes = trec._coded(ids)
     expected, inverse = np.unique(ids, return_inverse=True)
     assert distinct.tolist() == expected.tolist()
