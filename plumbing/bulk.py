@@ -14,7 +14,8 @@ from django.db.models import JSONField
 from psycopg.types.json import Jsonb
 
 BATCH_SIZE = 5000
-COPY_CHUNK_ROWS = 200_000
+# Rows packed at once: a chunk's temporaries stay a few MiB, however many rows are written.
+COPY_CHUNK_ROWS = 20_000
 Progress = Callable[[int], None]
 
 # PostgreSQL's binary COPY: a signature, flags and header-extension length, then per row a field count and
@@ -77,13 +78,13 @@ def rows_insert_pks(model, fields: list[str], rows: Iterable[tuple], count: int)
         for batch in batched(model(**dict(zip(fields, row, strict=True))) for row in rows):
             pks += [instance.pk for instance in model.objects.bulk_create(batch)]  # SQLite returns the keys
         return pks
-    pks = _pks_reserve(model, count)
+    pks = _pks_reserve(model, count).tolist()
     keyed = ((pk, *row) for pk, row in zip(pks, rows, strict=True))
     rows_insert(model, [model._meta.pk.attname, *fields], keyed)
     return pks
 
 
-def _pks_reserve(model, count: int) -> list[int]:
+def _pks_reserve(model, count: int) -> np.ndarray:
     """`count` new primary keys from the table's sequence, as one value: their big-endian bytes joined."""
     with connection.cursor() as cursor:
         cursor.execute(
@@ -93,7 +94,7 @@ def _pks_reserve(model, count: int) -> list[int]:
             [model._meta.db_table, model._meta.pk.column, count],
         )
         (keys,) = cursor.fetchone()
-    return np.frombuffer(keys or b"", dtype=">i8").tolist()
+    return np.frombuffer(keys or b"", dtype=">i8")
 
 
 def columns_insert(
@@ -143,8 +144,8 @@ def columns_insert_pks(model, columns: dict[str, np.ndarray | list[str]]) -> lis
         rows = zip(*(_listed(column) for column in columns.values()), strict=True)
         return rows_insert_pks(model, fields, rows, size)
     pks = _pks_reserve(model, len(next(iter(columns.values()))))
-    columns_insert(model, {model._meta.pk.attname: np.array(pks, dtype=np.int64), **columns})
-    return pks
+    columns_insert(model, {model._meta.pk.attname: pks, **columns})
+    return pks.tolist()  # once the rows are written: the list and the chunks' temporaries never coexist
 
 
 def _listed(column: np.ndarray | list[str]) -> list:
