@@ -201,11 +201,12 @@ def _bytes_order(ids: np.ndarray) -> np.ndarray:
     with NULs, as the values are): a stable sort per word, the last word first. Comparing whole words orders
     the values as their bytes do, in less than half the time of sorting the strings."""
     width = -(-max(ids.dtype.itemsize, 1) // 8) * 8
-    padded = np.ascontiguousarray(ids, dtype=f"S{width}")
-    words = padded.view(">u8").reshape(ids.size, width // 8).astype(np.uint64)
-    order = np.argsort(words[:, -1], kind="stable")
+    # A view of the values' bytes, not a copy (unless their width is not a whole number of words); each word
+    # is made a native integer only while it is sorted on.
+    words = np.ascontiguousarray(ids, dtype=f"S{width}").view(">u8").reshape(ids.size, width // 8)
+    order = np.argsort(words[:, -1].astype(np.uint64), kind="stable")
     for word in range(words.shape[1] - 2, -1, -1):
-        order = order[np.argsort(words[order, word], kind="stable")]
+        order = order[np.argsort(words[order, word].astype(np.uint64), kind="stable")]
     return order
 
 
