@@ -238,10 +238,10 @@ class Document(models.Model):
     # once a statement, not once a row at COMMIT (migration 0029, plumbing/statement_keys.py).
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="documents", db_index=False)
     external_id = models.CharField(max_length=200)
-    title = models.TextField(blank=True)
-    url = models.TextField(blank=True)
-    body = models.TextField(blank=True, help_text="The body or a snippet of it.")
-    # A database default too: COPY writes rows without it (documents a run names, bare).
+    # Database defaults too: COPY writes rows without them (documents a run names, bare).
+    title = models.TextField(blank=True, default="", db_default="")
+    url = models.TextField(blank=True, default="", db_default="")
+    body = models.TextField(blank=True, default="", db_default="", help_text="The body or a snippet of it.")
     attributes = models.JSONField(
         default=dict,
         db_default={},

@@ -123,19 +123,11 @@ def campaign_import(
 
 def bare_documents_insert(*, campaign_pk: int, external_ids: list[str]) -> list[int]:
     """Create documents known only by their ids (a run's, an interaction log's), in the given order; returns
-    their keys. Their attributes and popularity are left to the database's defaults: a JSON value wrapped,
-    dumped and parsed per row was most of their COPY's time; the rest is packed by NumPy, not row by row."""
-    size = len(external_ids)
-    empty = [""] * size
+    their keys. The rest of a document is left to the database's defaults (a JSON value wrapped, dumped and
+    parsed per row was most of their COPY's time), and the rows are packed by NumPy, not one by one."""
     return columns_insert_pks(
         Document,
-        {
-            "campaign_id": np.full(size, campaign_pk, dtype=np.int64),
-            "external_id": external_ids,
-            "title": empty,
-            "url": empty,
-            "body": empty,
-        },
+        {"campaign_id": np.full(len(external_ids), campaign_pk, dtype=np.int64), "external_id": external_ids},
     )
 
 
