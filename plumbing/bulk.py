@@ -109,13 +109,8 @@ def columns_insert(
     fields = list(columns)
     size = len(next(iter(columns.values())))
     if connection.vendor != "postgresql":
-        for start in range(0, size, BATCH_SIZE):
-            values = zip(
-                *(_listed(column[start : start + BATCH_SIZE]) for column in columns.values()), strict=True
-            )
-            model.objects.bulk_create([model(**dict(zip(fields, row, strict=True))) for row in values])
-            if progress:
-                progress(min(BATCH_SIZE, size - start))
+        rows = zip(*map(_listed, columns.values()), strict=True)
+        bulk_create_batched(model, (model(**dict(zip(fields, row, strict=True))) for row in rows), progress)
         return
     # A text column's width is None: its values' own lengths.
     widths = [
@@ -139,11 +134,10 @@ def columns_insert(
 def columns_insert_pks(model, columns: dict[str, np.ndarray | list[str]]) -> list[int]:
     """Insert rows as `columns_insert` does and return their primary keys, in row order, as `rows_insert_pks`
     does."""
+    size = len(next(iter(columns.values())))
     if connection.vendor != "postgresql":
-        fields, size = list(columns), len(next(iter(columns.values())))
-        rows = zip(*(_listed(column) for column in columns.values()), strict=True)
-        return rows_insert_pks(model, fields, rows, size)
-    pks = _pks_reserve(model, len(next(iter(columns.values()))))
+        return rows_insert_pks(model, list(columns), zip(*map(_listed, columns.values()), strict=True), size)
+    pks = _pks_reserve(model, size)
     columns_insert(model, {model._meta.pk.attname: pks, **columns})
     return pks.tolist()  # once the rows are written: the list and the chunks' temporaries never coexist
 
