@@ -196,14 +196,20 @@ def _coded(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return distinct, codes
 
 
+def id_words(ids: np.ndarray, dtype: str) -> np.ndarray:
+    """An `S` column as `[entries × words]` of 8-byte integers of `dtype` (`"<u8"`, `">u8"`): a view of its
+    bytes when they are whole words, contiguous (as the reader makes them), else a copy padded with NUL, as
+    the values are."""
+    n_words = -(-max(ids.dtype.itemsize, 1) // 8)
+    return np.ascontiguousarray(ids, dtype=f"S{8 * n_words}").view(dtype).reshape(ids.size, n_words)
+
+
 def _bytes_order(ids: np.ndarray) -> np.ndarray:
     """`np.argsort(ids)` of a bytes (`S`) column, by its values' 8-byte words as big-endian integers (padded
     with NULs, as the values are): a stable sort per word, the last word first. Comparing whole words orders
     the values as their bytes do, in less than half the time of sorting the strings."""
-    width = -(-max(ids.dtype.itemsize, 1) // 8) * 8
-    # A view of the values' bytes, not a copy (unless their width is not a whole number of words); each word
-    # is made a native integer only while it is sorted on.
-    words = np.ascontiguousarray(ids, dtype=f"S{width}").view(">u8").reshape(ids.size, width // 8)
+    # Each word is made a native integer only while it is sorted on.
+    words = id_words(ids, ">u8")
     order = np.argsort(words[:, -1].astype(np.uint64), kind="stable")
     for word in range(words.shape[1] - 2, -1, -1):
         order = order[np.argsort(words[order, word].astype(np.uint64), kind="stable")]

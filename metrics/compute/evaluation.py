@@ -24,7 +24,7 @@ import numpy as np
 
 from metrics.compute.diversity import evaluate_intents
 from metrics.compute.ranking import RankingSettings, evaluate_ranked, weighted_mean
-from trec.files import Qrels, Run, TrecFormatError, ranked_order
+from trec.files import Qrels, Run, TrecFormatError, id_words, ranked_order
 from trec.intents import IntentQrels
 from trec.measures import DEFAULT_ALPHA, Measure, parse_measure
 
@@ -330,12 +330,10 @@ def _pair_keys(
     Computed a block at a time so that the temporaries stay in cache. The hash does not depend on the
     column's width: a word past an id's end (all NUL, as ids hold no NUL byte) is not folded in, so the run
     and the qrels, whose longest ids differ, hash an id alike."""
-    n_words = -(-document.dtype.itemsize // 8)
     # The reader's columns are whole words (`S48` for MS MARCO's ids), read in place; any other width is
     # padded once (a copy a block at a time, 65,536 rows of a few words each, took an eighth of the hashing).
-    if document.dtype.itemsize % 8 or not document.flags.c_contiguous:
-        document = np.ascontiguousarray(document, dtype=f"S{8 * n_words}")
-    words = document.view("<u8").reshape(document.size, n_words)
+    words = id_words(document, "<u8")
+    n_words = words.shape[1]
     keys = np.empty(document.size, dtype=np.uint64)
     scratch = np.empty(_BLOCK, dtype=np.uint64)
     for begin in range(0, document.size, _BLOCK):
