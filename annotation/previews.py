@@ -66,47 +66,73 @@ class ImportPreview:
         return asdict(self)
 
 
-def _top(run: RankedRun, depth: int) -> dict[str, list[str]]:
-    keep = np.flatnonzero(run.rank <= depth)
-    lists: dict[str, list[str]] = {}
-    for query, document in zip(run.query[keep].tolist(), run.document[keep].tolist(), strict=True):
-        lists.setdefault(run.queries[query], []).append(run.documents[document])
-    return lists
+class _Codes:
+    """One integer per distinct id across models' runs (each run codes its ids on its own), so that their
+    entries compare as integers."""
+
+    def __init__(self) -> None:
+        self.of: dict[str, int] = {}
+
+    def __call__(self, ids: list[str], indexes: np.ndarray) -> np.ndarray:
+        """The codes of `ids[i]` for each i in `indexes`: each distinct id looked up once."""
+        distinct, inverse = np.unique(indexes, return_inverse=True)
+        of = self.of
+        codes = np.fromiter(
+            (of.setdefault(ids[i], len(of)) for i in distinct.tolist()), np.int64, distinct.size
+        )
+        return codes[inverse]
+
+
+def _rankings(bundle: CampaignBundle, runs: dict[str, RankedRun]) -> dict[str, RankedRun]:
+    """Each model's lists: a run given for a model stands in for the bundle's."""
+    rankings = {name: RankedRun.from_lists(lists) for name, lists in bundle.rankings.items()}
+    rankings.update(runs)
+    return rankings
+
+
+def _lengths(run: RankedRun) -> np.ndarray:
+    """Each of the run's queries' list length (0: listed without documents)."""
+    return np.bincount(run.query, minlength=len(run.queries))
+
+
+def _listed(rankings: dict[str, RankedRun]) -> dict[str, set[str]]:
+    """Each model's queries with a list of at least one document."""
+    return {
+        name: {run.queries[index] for index in np.flatnonzero(_lengths(run)).tolist()}
+        for name, run in rankings.items()
+    }
+
+
+def _side_by_side_queries(bundle: CampaignBundle, listed: dict[str, set[str]]) -> dict[str, set[str]]:
+    """Each experimental model's queries with both its list and the online model's: a side-by-side task
+    each."""
+    online = next(model.name for model in bundle.models if model.role == RankingModel.Role.ONLINE)
+    return {
+        model.name: listed.get(online, set()) & listed.get(model.name, set())
+        for model in bundle.models
+        if model.role == RankingModel.Role.EXPERIMENTAL
+    }
 
 
 def import_preview(bundle: CampaignBundle, runs: dict[str, RankedRun]) -> ImportPreview:
-    """Counts as `campaign_import` and the pooling would make them, the labels they will need, and warnings:
-    fewer queries (with both lists) than `min_queries`, a model without rankings, queries without both
-    lists, lists shorter than `gsb_depth`, cut-offs deeper than `pool_depth`, and a model name in
-    annotator-visible text."""
+    """Counts as `campaign_import` and the pooling would make them, the labels they will need, and the
+    warnings of `import_warnings`. Worked out on the runs' columns: a million lines stay arrays."""
     settings = bundle.settings
-    rankings = {name: RankedRun.from_lists(lists) for name, lists in bundle.rankings.items()}
-    rankings.update(runs)
+    rankings = _rankings(bundle, runs)
     empty = RankedRun.from_lists({})
     models = [
         ModelPreview(
             model.name,
             model.role,
             int(rankings.get(model.name, empty).rank.size),
-            int(np.unique(rankings.get(model.name, empty).query).size),
+            int(np.count_nonzero(_lengths(rankings.get(model.name, empty)))),
         )
         for model in bundle.models
     ]
-    pooled: set[tuple[str, str]] = set()
-    top_lists: dict[str, dict[str, list[str]]] = {}
-    for name, run in rankings.items():
-        lists = _top(run, max(settings["pool_depth"], settings["gsb_depth"]))
-        pooled.update((query, doc) for query, docs in lists.items() for doc in docs[: settings["pool_depth"]])
-        top_lists[name] = {query: docs[: settings["gsb_depth"]] for query, docs in lists.items()}
-    online = next(model.name for model in bundle.models if model.role == RankingModel.Role.ONLINE)
-    experimental = [model.name for model in bundle.models if model.role == RankingModel.Role.EXPERIMENTAL]
-    pairs = [
-        (query, name)
-        for name in experimental
-        for query in top_lists.get(online, {})
-        if query in top_lists.get(name, {})
-    ]
-    identical = sum(top_lists[online][query] == top_lists[name][query] for query, name in pairs)
+    listed = _listed(rankings)
+    pairs = _side_by_side_queries(bundle, listed)
+    side_by_side = sum(len(queries) for queries in pairs.values())
+    relevance_tasks, identical = _pool_counts(bundle, rankings, pairs)
     documents = {doc.external_id for doc in bundle.documents}
     for run in rankings.values():
         documents.update(run.documents)
@@ -116,30 +142,55 @@ def import_preview(bundle: CampaignBundle, runs: dict[str, RankedRun]) -> Import
         queries=len(bundle.queries),
         documents=len(documents),
         rankings=sum(model.rankings for model in models),
-        relevance_tasks=len(pooled),
-        side_by_side_tasks=len(pairs),
+        relevance_tasks=relevance_tasks,
+        side_by_side_tasks=side_by_side,
         identical_lists=identical,
         overlap=settings["overlap"],
         gsb_overlap=settings["gsb_overlap"],
-        label_budget=len(pooled) * settings["overlap"]
-        + (len(pairs) - (identical if settings["auto_same_identical"] else 0)) * settings["gsb_overlap"],
+        label_budget=relevance_tasks * settings["overlap"]
+        + (side_by_side - (identical if settings["auto_same_identical"] else 0)) * settings["gsb_overlap"],
     )
-    preview.warnings = _warnings(bundle, models, top_lists, online, experimental)
-    decidable = len({query for query, _ in pairs}) if pairs else len(bundle.queries)
-    if decidable < settings["min_queries"]:
-        if pairs:
-            template = gettext(
-                "%(queries)s queries with both lists, fewer than min_queries %(needed)s: no launch decision "
-                "can ever be reached (add queries or lower min_queries)"
-            )
-        else:
-            template = gettext(
-                "%(queries)s queries, fewer than min_queries %(needed)s: no launch decision can ever be "
-                "reached (add queries or lower min_queries)"
-            )
-        preview.warnings.insert(0, template % {"queries": decidable, "needed": settings["min_queries"]})
+    preview.warnings = _warnings(bundle, rankings, listed, pairs)
     preview.diversity = diversity_preview(bundle)
     return preview
+
+
+def _pool_counts(
+    bundle: CampaignBundle, rankings: dict[str, RankedRun], pairs: dict[str, set[str]]
+) -> tuple[int, int]:
+    """The relevance tasks the pooling makes (distinct (query, document) in some model's top `pool_depth`)
+    and the side-by-side tasks whose two lists' top `gsb_depth` are the same."""
+    pool_depth, gsb_depth = bundle.settings["pool_depth"], bundle.settings["gsb_depth"]
+    queries, documents = _Codes(), _Codes()
+    entries = {}
+    for name, run in rankings.items():
+        top = run.rank <= max(pool_depth, gsb_depth)
+        entries[name] = (
+            queries(run.queries, run.query[top]),
+            documents(run.documents, run.document[top]),
+            run.rank[top],
+        )
+    pooled = [
+        query[rank <= pool_depth] * len(documents.of) + document[rank <= pool_depth]
+        for query, document, rank in entries.values()
+    ]
+    relevance_tasks = np.unique(np.concatenate([np.empty(0, np.int64), *pooled])).size
+
+    def tops(name: str) -> np.ndarray:
+        """A row per query code: the model's top `gsb_depth` document codes, -1 past the list's end."""
+        query, document, rank = entries[name]
+        top = rank <= gsb_depth
+        table = np.full((len(queries.of), gsb_depth), -1, dtype=np.int64)
+        table[query[top], rank[top] - 1] = document[top]
+        return table
+
+    identical = 0
+    if any(pairs.values()):
+        online = tops(next(model.name for model in bundle.models if model.role == RankingModel.Role.ONLINE))
+        for name, both in pairs.items():
+            rows = [queries.of[query] for query in both]
+            identical += int(np.all(online[rows] == tops(name)[rows], axis=1).sum())
+    return int(relevance_tasks), identical
 
 
 EXAMPLES = 3
@@ -173,16 +224,45 @@ def diversity_preview(bundle: CampaignBundle) -> DiversityPreview:
     )
 
 
-def _warnings(bundle, models, top_lists, online, experimental) -> list[str]:
+def import_warnings(bundle: CampaignBundle, runs: dict[str, RankedRun]) -> list[str]:
+    """What looks wrong in an import: fewer queries (with both lists) than `min_queries`, a model without
+    rankings, queries without both lists, lists shorter than `gsb_depth`, cut-offs deeper than
+    `pool_depth`, and a model name in annotator-visible text."""
+    rankings = _rankings(bundle, runs)
+    listed = _listed(rankings)
+    return _warnings(bundle, rankings, listed, _side_by_side_queries(bundle, listed))
+
+
+def _warnings(
+    bundle: CampaignBundle,
+    rankings: dict[str, RankedRun],
+    listed: dict[str, set[str]],
+    pairs: dict[str, set[str]],
+) -> list[str]:
     settings = bundle.settings
-    warnings = [
-        gettext("model %(name)r has no rankings") % {"name": m.name} for m in models if not m.rankings
+    decidable = len(set().union(*pairs.values())) if any(pairs.values()) else len(bundle.queries)
+    warnings = []
+    if decidable < settings["min_queries"]:
+        if any(pairs.values()):
+            template = gettext(
+                "%(queries)s queries with both lists, fewer than min_queries %(needed)s: no launch decision "
+                "can ever be reached (add queries or lower min_queries)"
+            )
+        else:
+            template = gettext(
+                "%(queries)s queries, fewer than min_queries %(needed)s: no launch decision can ever be "
+                "reached (add queries or lower min_queries)"
+            )
+        warnings.append(template % {"queries": decidable, "needed": settings["min_queries"]})
+    warnings += [
+        gettext("model %(name)r has no rankings") % {"name": model.name}
+        for model in bundle.models
+        if model.name not in rankings or not rankings[model.name].rank.size
     ]
+    online = next(model.name for model in bundle.models if model.role == RankingModel.Role.ONLINE)
     query_ids = [query.external_id for query in bundle.queries]
-    for name in experimental:
-        missing = [
-            q for q in query_ids if q not in top_lists.get(name, {}) or q not in top_lists.get(online, {})
-        ]
+    for name in pairs:
+        missing = [q for q in query_ids if q not in listed.get(name, ()) or q not in listed.get(online, ())]
         if missing:
             warnings.append(
                 gettext(
@@ -197,8 +277,9 @@ def _warnings(bundle, models, top_lists, online, experimental) -> list[str]:
                     "example": missing[0],
                 }
             )
-    for name, lists in top_lists.items():
-        short = sum(len(docs) < settings["gsb_depth"] for docs in lists.values())
+    for name, run in rankings.items():
+        lengths = _lengths(run)
+        short = int(np.count_nonzero((lengths > 0) & (lengths < settings["gsb_depth"])))
         if short:
             warnings.append(
                 ngettext(

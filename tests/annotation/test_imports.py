@@ -5,13 +5,18 @@ background import in one transaction. The Tasks framework's database backend que
 import copy
 import gzip
 import json
+import tempfile
 from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
+from hypothesis import HealthCheck, given
+from hypothesis import settings as examples
+from hypothesis import strategies as st
 
 from annotation.bundle import parse_bundle
 from annotation.models import Campaign, CampaignImport, Ranking
@@ -30,6 +35,7 @@ from annotation.selectors.imports import (
 from annotation.services.campaigns import campaign_import
 from annotation.services.imports import import_check, import_run, import_stage
 from tests.factories import SMALL_BUNDLE, gzip_bomb, peak_memory, work_off_the_queue
+from trec.files import read_run_ranked
 
 RUN = "".join(
     f"{q} Q0 {d} {rank} {10 - rank} exp-run\n"
@@ -487,3 +493,79 @@ def test_an_import_that_ends_while_its_page_is_read_is_not_taken_for_stopped(
     read_before = CampaignImport.objects.get(pk=staged.pk)  # "importing", as a page read it
     work_off_the_queue()  # ...then the worker ends the import, and its task
     assert import_view(staged=read_before).status == CampaignImport.Status.DONE
+
+
+LISTS = st.lists(st.sampled_from([f"d{i}" for i in range(1, 7)]), min_size=1, max_size=5, unique=True)
+
+
+@examples(
+    max_examples=40,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    online=st.dictionaries(st.sampled_from(["q1", "q2", "q3", "q4"]), LISTS),
+    exp=st.dictionaries(st.sampled_from(["q1", "q2", "q3", "q4"]), st.none() | LISTS),
+    run=st.dictionaries(
+        st.sampled_from(["q1", "q2", "q3", "q4"]),
+        st.lists(st.sampled_from(["d1", "d2", "x1", "x2", "x3", "x4"]), min_size=1, max_size=5, unique=True),
+    ),
+    pool_depth=st.integers(1, 4),
+    gsb_depth=st.integers(1, 4),
+)
+def test_the_preview_counts_and_warns_as_the_import_creates(db, online, exp, run, pool_depth, gsb_depth):
+    """Any lists, shared documents, lists the same as the online one (None: a copy of it), queries one model
+    lacks, a run's documents the bundle does not describe: the preview's counts are the campaign's, and its
+    warnings of lists lacking or short are what the campaign's rankings show."""
+    exp = {
+        query: online.get(query, ["d1"]) if documents is None else documents
+        for query, documents in exp.items()
+    }
+    data = copy.deepcopy(SMALL_BUNDLE)
+    data["queries"] += [{"id": "q3", "text": "q3"}, {"id": "q4", "text": "q4"}]
+    data["settings"].update(pool_depth=pool_depth, gsb_depth=gsb_depth, min_queries=3, cutoffs=[1])
+    data["models"].append({"name": "ranker", "role": "experimental"})
+    data["rankings"] = [
+        {"model": model, "query": query, "documents": documents}
+        for model, lists in (("online", online), ("exp", exp))
+        for query, documents in lists.items()
+    ]
+    with tempfile.NamedTemporaryFile("w", suffix=".run") as file:
+        file.write(
+            "".join(f"{q} Q0 {d} {r} {-r} t\n" for q, docs in run.items() for r, d in enumerate(docs, 1))
+        )
+        file.flush()
+        runs = {"ranker": read_run_ranked(file.name)}
+    bundle = parse_bundle(data, "b.json")
+    preview = import_preview(bundle, runs)
+    with transaction.atomic():
+        campaign = campaign_import(bundle=bundle, runs=runs)
+        sides = campaign.side_by_side_tasks
+        assert (preview.relevance_tasks, preview.side_by_side_tasks, preview.identical_lists) == (
+            campaign.relevance_tasks.count(),
+            sides.count(),
+            sides.filter(lists_identical=True).count(),
+        )
+        assert preview.documents == campaign.documents.count()
+        for name in ("exp", "ranker"):
+            missing = 4 - sides.filter(experimental_model__name=name).count()
+            lacking = [
+                w.split(" of ")[0] for w in preview.warnings if f"lack the 'online' or '{name}' list" in w
+            ]
+            assert lacking == ([str(missing)] if missing else [])
+        for name in ("online", "exp", "ranker"):
+            lengths = [
+                len(packed) // 8
+                for packed in Ranking.objects.filter(model__campaign=campaign, model__name=name).values_list(
+                    "documents", flat=True
+                )
+            ]
+            short = sum(0 < length < gsb_depth for length in lengths)
+            stated = [w for w in preview.warnings if f"of '{name}' shorter than gsb_depth" in w]
+            assert [w.split()[0] for w in stated] == ([str(short)] if short else [])
+        decidable = len(set(sides.values_list("query_id", flat=True)))
+        assert any(w.startswith(f"{decidable or 4} queries") for w in preview.warnings) == (
+            (decidable or 4) < 3
+        )
+        transaction.set_rollback(True)

@@ -5,7 +5,7 @@ from annotation.bundle import ranking_rows
 from annotation.campaign_files import CampaignFile, campaign_files_read
 from annotation.errors import InputError
 from annotation.management.cli import SpokenCommand, command_error
-from annotation.previews import import_preview
+from annotation.previews import import_warnings
 from annotation.services.campaigns import campaign_import
 from plumbing.memory import free_memory_eagerly
 from plumbing.progress import progress_bar
@@ -40,13 +40,13 @@ class Command(SpokenCommand):
             parsed, runs = campaign_files_read(CampaignFile(bundle, bundle), specs)
             # The warnings are worked out on a second thread beside the import, which mostly waits for the
             # database (its COPYs and the keys' checks, once a statement: COMMIT has no checks left to wait).
-            preview = started(import_preview, parsed, runs)
+            warnings = started(import_warnings, parsed, runs)
             with progress_bar(
                 ranking_rows(parsed, runs), pgettext("a progress bar's count", "rankings")
             ) as bar:
                 campaign = campaign_import(bundle=parsed, runs=runs, progress=bar.update)
         except InputError as exc:
             raise command_error(exc) from None
-        for warning in preview.result().warnings:
+        for warning in warnings.result():
             self.stderr.write(gettext("warning: %(warning)s") % {"warning": warning})
         self.stdout.write(str(campaign.pk))
