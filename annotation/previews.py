@@ -188,8 +188,9 @@ def _pool_counts(
     if any(pairs.values()):
         online = tops(next(model.name for model in bundle.models if model.role == RankingModel.Role.ONLINE))
         for name, both in pairs.items():
-            rows = [queries.of[query] for query in both]
-            identical += int(np.all(online[rows] == tops(name)[rows], axis=1).sum())
+            if both:
+                rows = [queries.of[query] for query in both]
+                identical += int(np.all(online[rows] == tops(name)[rows], axis=1).sum())
     return int(relevance_tasks), identical
 
 
