@@ -1,6 +1,7 @@
 import gzip
 import io
 import json
+import re
 import threading
 
 import numpy as np
@@ -476,6 +477,27 @@ def test_runs_are_checked_against_the_bundle(db, tmp_path, bundle_data, runs, me
     with pytest.raises(CommandError, match=message):
         call_command("import_campaign", str(bundle), *arguments)
     assert not Campaign.objects.exists() and not Document.objects.exists()
+
+
+TIMINGS = r"files read and checked in \d+\.\d\d s, imported in \d+\.\d\d s"
+TIMINGS_ZH = r"文件读取并检查用时 \d+\.\d\d 秒，导入用时 \d+\.\d\d 秒"
+
+
+@pytest.mark.parametrize(
+    ("options", "said", "lines"),
+    [
+        ({}, TIMINGS, 0),
+        ({"verbosity": 2}, TIMINGS, 1),
+        ({"verbosity": 2, "language": "zh-hans"}, TIMINGS_ZH, 1),
+    ],
+)
+def test_the_cli_says_how_long_its_steps_took_when_asked(db, bundle_data, tmp_path, options, said, lines):
+    path = tmp_path / "b.json"
+    path.write_text(json.dumps(bundle_data))
+    out, err = io.StringIO(), io.StringIO()
+    call_command("import_campaign", str(path), stdout=out, stderr=err, **options)
+    assert out.getvalue().strip() == str(Campaign.objects.get().pk)
+    assert sum(bool(re.fullmatch(said, line)) for line in err.getvalue().splitlines()) == lines
 
 
 def test_the_cli_warns_about_a_model_without_rankings_and_the_overview_shows_it(

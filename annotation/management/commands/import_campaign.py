@@ -1,3 +1,5 @@
+import time
+
 from django.core.management.base import CommandError
 from django.utils.translation import gettext, pgettext
 
@@ -36,8 +38,10 @@ class Command(SpokenCommand):
             if not model or not path:
                 raise CommandError(gettext("--run %(spec)s: write it as MODEL=PATH") % {"spec": repr(spec)})
             specs.append((model, CampaignFile(path, path)))
+        reading = time.perf_counter()
         try:
             parsed, runs = campaign_files_read(CampaignFile(bundle, bundle), specs)
+            read = time.perf_counter()
             # The warnings are worked out on a second thread beside the import, which mostly waits for the
             # database (its COPYs and the keys' checks, once a statement: COMMIT has no checks left to wait).
             warnings = started(import_warnings, parsed, runs)
@@ -47,6 +51,9 @@ class Command(SpokenCommand):
                 campaign = campaign_import(bundle=parsed, runs=runs, progress=bar.update)
         except InputError as exc:
             raise command_error(exc) from None
+        if options["verbosity"] >= 2:
+            message = gettext("files read and checked in %(read).2f s, imported in %(imported).2f s")
+            self.stderr.write(message % {"read": read - reading, "imported": time.perf_counter() - read})
         for warning in warnings.result():
             self.stderr.write(gettext("warning: %(warning)s") % {"warning": warning})
         self.stdout.write(str(campaign.pk))
