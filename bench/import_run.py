@@ -13,16 +13,19 @@ only starting (`--help`), over the size of the runs it reads; the task's is its 
 task runs (the peak is reset before, `/proc/self/clear_refs`). The task's import is staged and checked as
 the browser's is (upload, preview, confirm: not timed), then timed from the task's start to its end. Each of
 --repeat rounds imports with the command into a new database, copies, then imports with the task into
-another; the medians are printed. With --loaded another process keeps one core busy throughout
-(`bench/busy.py`). The project's modules are compiled to bytecode first, as any start but the first finds
-them: where PYTHONDONTWRITEBYTECODE is set and nothing compiled them, every start compiles them again
-(15 % of the command's start-up, in instructions counted by callgrind).
+another; the medians are printed, and those of the command's own steps as it reports them with `-v 2`
+(reading and checking the files, the import; the rest of its wall time is start-up and exit). With
+--loaded another process keeps one core busy throughout (`bench/busy.py`). The project's modules are
+compiled to bytecode first, as any start but the first finds them: where PYTHONDONTWRITEBYTECODE is set and
+nothing compiled them, every start compiles them again (15 % of the command's start-up, in instructions
+counted by callgrind).
 """
 
 import argparse
 import json
 import os
 import random
+import re
 import statistics
 import subprocess
 import sys
@@ -38,6 +41,8 @@ SERVER = os.environ.get("BENCH_PG", "postgres://postgres@127.0.0.1:5432")
 DATABASE = "judgeboard_bench_import"
 TEMPLATE = f"{DATABASE}_template"
 PACKAGES = ["annotation", "config", "judgeboard", "metrics", "plumbing", "trec"]
+# What `import_campaign -v 2` says of its steps (in English, the default language).
+STEPS = re.compile(r"files read and checked in ([\d.]+) s, imported in ([\d.]+) s")
 
 
 def psql(sql: str, database: str = "postgres") -> str:
@@ -77,8 +82,8 @@ def listed(values: list[float]) -> str:
     return ", ".join(f"{value:.2f}" for value in values)
 
 
-def timed(command: list[str], env: dict) -> tuple[float, int]:
-    """Wall seconds and peak RSS in bytes of one child process."""
+def timed(command: list[str], env: dict) -> tuple[float, int, str]:
+    """Wall seconds, peak RSS in bytes and what it wrote to stderr, of one child process."""
     start = time.perf_counter()
     child = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(child.pid, 0)
@@ -87,7 +92,7 @@ def timed(command: list[str], env: dict) -> tuple[float, int]:
     errors = child.stderr.read().decode()
     if child.returncode != 0:
         sys.exit(f"{' '.join(command)} failed:\n{errors}")
-    return elapsed, usage.ru_maxrss * 1024  # kilobytes on Linux
+    return elapsed, usage.ru_maxrss * 1024, errors  # kilobytes on Linux
 
 
 def peak_rss() -> int:
@@ -165,12 +170,12 @@ def main() -> None:
         return
     env = {**os.environ, "DATABASE_URL": f"{SERVER}/{DATABASE}", "DEBUG": "1"}
     lines = args.queries * args.depth
-    ours, tasks, peers, peaks, task_peaks = [], [], [], [], []
+    ours, tasks, peers, peaks, task_peaks, steps = [], [], [], [], [], []
     with tempfile.TemporaryDirectory() as tmp, other_core_busy(args.loaded):
         bundle, runs = write_inputs(Path(tmp), args.queries, args.depth)
         size = sum(run.stat().st_size for run in runs)
         subprocess.run([sys.executable, "-m", "compileall", "-q", *PACKAGES], cwd=ROOT, check=True)
-        _, idle_rss = timed([sys.executable, "manage.py", "import_campaign", "--help"], env)
+        _, idle_rss, _ = timed([sys.executable, "manage.py", "import_campaign", "--help"], env)
         psql(f"DROP DATABASE IF EXISTS {TEMPLATE} WITH (FORCE)")
         psql(f"CREATE DATABASE {TEMPLATE}")
         task_database = f"{DATABASE}_task"
@@ -192,9 +197,13 @@ def main() -> None:
             )
             for _ in range(args.repeat):
                 database_new(DATABASE)
-                command = [sys.executable, "manage.py", "import_campaign", str(bundle)]
-                seconds, rss = timed([*command, "--run", f"online={runs[0]}", "--run", f"exp={runs[1]}"], env)
+                command = [sys.executable, "manage.py", "import_campaign", str(bundle), "-v", "2"]
+                seconds, rss, said = timed(
+                    [*command, "--run", f"online={runs[0]}", "--run", f"exp={runs[1]}"], env
+                )
                 ours.append(seconds)
+                read, imported = map(float, STEPS.search(said).groups())
+                steps.append((read, imported, seconds - read - imported))
                 peaks.append(rss)
                 rows = ranking_rows(DATABASE)
                 assert rows == 2 * lines, f"expected {2 * lines} ranking rows, found {rows}"
@@ -235,6 +244,11 @@ def main() -> None:
         ("psql COPY of the same rows", peers),
     ):
         print(f"{name}: median {statistics.median(values):.2f} s of {listed(values)}")
+    read, imported, rest = (statistics.median(step) for step in zip(*steps, strict=True))
+    print(
+        f"import_campaign's steps, medians: files read and checked {read:.2f} s, imported {imported:.2f} s, "
+        f"the rest (Python and Django starting, the exit) {rest:.2f} s"
+    )
     for name, values in (("command", ours), ("task", tasks)):
         ratios = [mine / peer for mine, peer in zip(values, peers, strict=True)]
         print(f"ratio, {name} / COPY: median {statistics.median(ratios):.2f} of {listed(ratios)}")
