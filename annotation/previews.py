@@ -103,10 +103,15 @@ def _listed(rankings: dict[str, RankedRun]) -> dict[str, set[str]]:
     }
 
 
+def _online(bundle: CampaignBundle) -> str:
+    """The online model's name (a bundle has exactly one)."""
+    return next(model.name for model in bundle.models if model.role == RankingModel.Role.ONLINE)
+
+
 def _side_by_side_queries(bundle: CampaignBundle, listed: dict[str, set[str]]) -> dict[str, set[str]]:
     """Each experimental model's queries with both its list and the online model's: a side-by-side task
     each."""
-    online = next(model.name for model in bundle.models if model.role == RankingModel.Role.ONLINE)
+    online = _online(bundle)
     return {
         model.name: listed.get(online, set()) & listed.get(model.name, set())
         for model in bundle.models
@@ -186,7 +191,7 @@ def _pool_counts(
 
     identical = 0
     if any(pairs.values()):
-        online = tops(next(model.name for model in bundle.models if model.role == RankingModel.Role.ONLINE))
+        online = tops(_online(bundle))
         for name, both in pairs.items():
             if both:
                 rows = [queries.of[query] for query in both]
@@ -241,10 +246,11 @@ def _warnings(
     pairs: dict[str, set[str]],
 ) -> list[str]:
     settings = bundle.settings
-    decidable = len(set().union(*pairs.values())) if any(pairs.values()) else len(bundle.queries)
+    paired = set().union(*pairs.values())  # the queries a side-by-side task will ask about
+    decidable = len(paired) if paired else len(bundle.queries)
     warnings = []
     if decidable < settings["min_queries"]:
-        if any(pairs.values()):
+        if paired:
             template = gettext(
                 "%(queries)s queries with both lists, fewer than min_queries %(needed)s: no launch decision "
                 "can ever be reached (add queries or lower min_queries)"
@@ -260,7 +266,7 @@ def _warnings(
         for model in bundle.models
         if model.name not in rankings or not rankings[model.name].rank.size
     ]
-    online = next(model.name for model in bundle.models if model.role == RankingModel.Role.ONLINE)
+    online = _online(bundle)
     query_ids = [query.external_id for query in bundle.queries]
     for name in pairs:
         missing = [q for q in query_ids if q not in listed.get(name, ()) or q not in listed.get(online, ())]
