@@ -125,7 +125,7 @@ CACHES = {
     else {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": "judgeboard_cache"},
     # Parts of pages that are the same for every request in a language (`{% cache %}`): in each process,
     # since reading them from Redis would cost about what rendering them does.
-    "template_fragments": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+    "template_fragments": {"BACKEND": "plumbing.cache.FragmentCache"},
 }
 
 # With Redis, sessions are read from it (written through to the database, which keeps them if Redis is
