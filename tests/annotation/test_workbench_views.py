@@ -3,9 +3,13 @@
 from datetime import timedelta
 
 import pytest
+from django.http import QueryDict
 from django.urls import reverse
+from hypothesis import given
+from hypothesis import strategies as st
 
 from annotation.bundle import parse_bundle
+from annotation.forms import LabelForm
 from annotation.models import Assignment, Campaign, Document, Judgment, Preference, Query
 from annotation.selectors.workbench import ListedDocument
 from annotation.services.assignment import task_next
@@ -64,6 +68,31 @@ def test_workbench_shows_the_guidelines_as_they_are_now(client, annotator, campa
     Campaign.objects.filter(pk=campaign.pk).update(guidelines="Grade <b>only</b> the page.")
     page = client.get(work_url(campaign)).content.decode()
     assert "Grade &lt;b&gt;only&lt;/b&gt; the page." in page and campaign.guidelines not in page
+
+
+class DeepCopiedLabelForm(LabelForm):
+    """The label form as Django builds a form: its fields deep-copied for each instance."""
+
+
+LABEL_FIELDS = ["grade", "side", "strength", "intents", "intents_asked", "duplicate", "comment", "version"]
+LABEL_VALUES = ["", "1", "2", "-1", "x", "left", "same", "left:2:1", "right:9:x", "a" * 70]
+LABEL_POSTS = st.dictionaries(st.sampled_from(LABEL_FIELDS), st.lists(st.sampled_from(LABEL_VALUES)))
+
+
+@given(posts=st.lists(LABEL_POSTS, min_size=1, max_size=4))
+def test_the_label_form_shares_its_fields_and_answers_as_a_copying_form(posts):
+    """Forms built one after another on the class's one set of fields: each answers as a form with its own
+    copy would, whatever the one before it was posted."""
+    for post in posts:
+        data = QueryDict(mutable=True)
+        for name, values in post.items():
+            data.setlist(name, values)
+        shared, copied = LabelForm(data), DeepCopiedLabelForm(data)
+        assert shared.is_valid() == copied.is_valid()
+        assert shared.errors.get_json_data() == copied.errors.get_json_data()
+        assert shared.cleaned_data == copied.cleaned_data
+    assert LabelForm().fields is LabelForm.base_fields
+    assert DeepCopiedLabelForm().fields is not DeepCopiedLabelForm.base_fields
 
 
 def test_workbench_post_answers_with_the_next_task(
