@@ -1,9 +1,11 @@
 """`{% result_list results side %}`: a side-by-side task's list on the workbench, written out in Python. As an
 included template (a loop in a loop, some fifty nodes a result) it was half the page's render, and the
-page is rendered on every label."""
+page is rendered on every label. `|truncated`: Django's `truncatechars`, quick when the text fits."""
+
+import unicodedata
 
 from django import template
-from django.template.defaultfilters import truncatechars
+from django.template.defaultfilters import stringfilter, truncatechars
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext
@@ -14,6 +16,16 @@ from annotation.templatetags.links import safe_link
 register = template.Library()
 
 SNIPPET_CHARACTERS = 260
+
+
+@register.filter(is_safe=True)
+@stringfilter
+def truncated(value: str, length: int) -> str:
+    """`truncatechars`, the same text: a text that fits in NFC form (as `truncatechars` returns it) as it is,
+    where Django's `Truncator` spends some 35 µs even on a short one, ten times a side-by-side page."""
+    if len(value) <= length and unicodedata.is_normalized("NFC", value):
+        return value
+    return truncatechars(value, length)
 
 
 @register.simple_tag
@@ -31,7 +43,7 @@ def _result(result: ListedDocument, side: str) -> str:
     position = result.position
     url = f'<div class="wb-url">{safe_link(result.url)}</div>' if result.url else ""
     snippet = (
-        f'<div class="wb-snippet">{escape(truncatechars(result.body, SNIPPET_CHARACTERS))}</div>'
+        f'<div class="wb-snippet">{escape(truncated(result.body, SNIPPET_CHARACTERS))}</div>'
         if result.body
         else ""
     )

@@ -1,23 +1,25 @@
 """The workbench pages: PRG flow, roles, escaping, and no model names in what annotators see."""
 
+import re
 from datetime import timedelta
 
 import pytest
 from django.http import QueryDict
+from django.template.defaultfilters import truncatechars
 from django.urls import reverse
 from hypothesis import given
 from hypothesis import strategies as st
 
 from annotation.bundle import parse_bundle
 from annotation.forms import LabelForm
-from annotation.models import Assignment, Campaign, Document, Judgment, Preference, Query
+from annotation.models import Assignment, Campaign, Document, GSBScale, Judgment, Preference, Query
 from annotation.selectors.workbench import ListedDocument
 from annotation.services.assignment import task_next
 from annotation.services.campaigns import campaign_archive, campaign_import
 from annotation.services.exclusions import annotator_exclude
 from annotation.services.labels import judgment_submit
 from annotation.services.people import campaign_members_set
-from annotation.templatetags.workbench import result_list
+from annotation.templatetags.workbench import result_list, truncated
 
 
 @pytest.fixture
@@ -68,6 +70,53 @@ def test_workbench_shows_the_guidelines_as_they_are_now(client, annotator, campa
     Campaign.objects.filter(pk=campaign.pk).update(guidelines="Grade <b>only</b> the page.")
     page = client.get(work_url(campaign)).content.decode()
     assert "Grade &lt;b&gt;only&lt;/b&gt; the page." in page and campaign.guidelines not in page
+
+
+def test_the_workbench_parts_kept_per_process_follow_the_campaign_and_the_task(client, annotator, campaign):
+    """The bar's campaign link and tools are fragments kept per process, keyed by what they show."""
+    page = client.get(work_url(campaign))
+    assert campaign.name in page.content.decode() and 'data-open="wb-skip"' in page.content.decode()
+    Campaign.objects.filter(pk=campaign.pk).update(name="Renamed <campaign>")
+    page = client.get(work_url(campaign))
+    assert "Renamed &lt;campaign&gt;" in page.content.decode() and campaign.name not in page.content.decode()
+    url = reverse("annotation:task", args=[campaign.pk, page.context["task"].assignment_id])
+    client.post(url, {"grade": "1"})
+    answered = client.get(url).content.decode()
+    assert 'data-open="wb-skip"' not in answered and 'data-open="wb-guidelines"' in answered
+
+
+def test_the_side_by_side_parts_kept_per_process_mark_the_answer_given(client, annotator, campaign):
+    """The verdict buttons and the strength are fragments kept per process: keyed by the answer given and
+    the language, each page marks its own."""
+    Campaign.objects.filter(pk=campaign.pk).update(gsb_scale=GSBScale.FIVE_POINT)
+    for task in campaign.relevance_tasks.all():
+        Judgment.objects.create(task=task, annotator=annotator, grade=0)
+    task = client.get(work_url(campaign)).context["task"]
+    url = reverse("annotation:task", args=[campaign.pk, task.assignment_id])
+
+    def marked(page: str) -> tuple[list[str], list[str]]:
+        sides = re.findall(r'name="side" value="(\w+)"[^>]*class="wb-verdict current"', page)
+        return sides, re.findall(r'name="strength" value="(\d)" checked', page)
+
+    assert marked(client.get(url).content.decode()) == ([], ["1"])
+    client.post(url, {"side": "right", "strength": "2"})
+    assert marked(client.get(url).content.decode()) == (["right"], ["2"])
+    client.post(url, {"side": "left", "strength": "1"})
+    page = client.get(url).content.decode()
+    assert marked(page) == (["left"], ["1"]) and "Left better" in page
+    chinese = client.get(url, headers={"accept-language": "zh-hans"}).content.decode()
+    assert marked(chinese) == (["left"], ["1"]) and "左边更好" in chinese and "Left better" not in chinese
+
+
+# Combining marks, and characters NFC changes or composes: the Angstrom sign, e and Hangul jamo.
+UNNORMAL = st.sampled_from(["\u0301", "\u0323", "\u212b", "e", "\u1100", "\u1161", "\u1e9b"])
+
+
+@given(text=st.text(UNNORMAL, max_size=12) | st.text(max_size=12), length=st.integers(-2, 14))
+def test_truncated_is_truncatechars(text, length):
+    """The quick path for a text that fits gives what Django's filter gives, combining marks and forms
+    other than NFC included."""
+    assert truncated(text, length) == truncatechars(text, length)
 
 
 class DeepCopiedLabelForm(LabelForm):
