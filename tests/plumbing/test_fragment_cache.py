@@ -37,3 +37,14 @@ def test_only_strings_are_kept():
         with pytest.raises(TypeError, match="holds strings"):
             cache.add("value", value)
     assert cache.get("value") is None
+
+
+def test_a_locmem_cache_of_the_same_location_keeps_its_own_store():
+    """Django's LocMemCache shares its store by LOCATION; its pickles and these strings must not meet."""
+    from django.core.cache.backends.locmem import LocMemCache
+
+    parts, pickles = fresh_cache(""), LocMemCache("", {})
+    pickles.clear()
+    parts.set("key", "a part")
+    pickles.set("key", {"a": "dict"})
+    assert parts.get("key") == "a part" and pickles.get("key") == {"a": "dict"}
