@@ -1,6 +1,6 @@
 """50 simulated annotators against gunicorn (4 workers) on PostgreSQL, over HTTP on loopback.
 
-    .venv/bin/python bench/annotate.py [--annotators 50] [--seconds 30] [--queries 1000]
+    .venv/bin/python bench/annotate.py [--annotators 50] [--seconds 30] [--phase-rounds 3] [--queries 1000]
     .venv/bin/python bench/annotate.py --in-process [--rounds 100]   # only the in-process measure
 
 Creates and drops its own database (judgeboard_bench_annotate) on BENCH_PG's server, starts one gunicorn,
@@ -18,6 +18,10 @@ then measures these phases on it with the same number of client threads:
 4. API: each annotator with its token, as a labelling script would: POST next-task once, then each
    judgment with `?next=true`, whose answer holds the next task (one request per label), for the same time;
 5. API in two requests per label: each judgment, then POST next-task.
+
+Phases 3–5 are taken in turn, in `--phase-rounds` rounds (3 by default) of `--seconds / rounds` each (web,
+API, API in two requests; again), so that a drift of the machine's speed falls on every path alike: it prints
+each round's server CPU per label and their median.
 
 With --loaded another process keeps one core busy through the phases (`bench/busy.py`); the load average is
 printed either way. For the web and API phases it reports labels/s, p50/p95 and the server's CPU per label:
@@ -151,6 +155,14 @@ def lease_query_plan(campaign_id: int) -> str:
         plan = [row[0] for row in cursor.fetchall()]
     scan = next(line.strip() for line in plan if "Scan" in line)
     return f"{plan[-1]}; {scan.split('  (')[0]}"
+
+
+# The label paths, as printed, and the stats counter of their labels.
+LABEL_PATHS = {
+    "web": ("web", "labels"),
+    "api": ("API ?next=true", "api_labels"),
+    "api2": ("API, two requests", "api2_labels"),
+}
 
 
 def free_port() -> int:
@@ -561,7 +573,8 @@ def phase(server, target, arguments: list[tuple]) -> tuple[float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--annotators", type=int, default=50)
-    parser.add_argument("--seconds", type=float, default=30)
+    parser.add_argument("--seconds", type=float, default=30, help="each label path's time, all rounds")
+    parser.add_argument("--phase-rounds", type=int, default=3, help="rounds the label paths take in turn")
     parser.add_argument("--queries", type=int, default=1000)
     parser.add_argument("--no-redis", action="store_true", help="sessions and cache in the database")
     parser.add_argument("--loaded", action="store_true", help="keep one core busy while measuring")
@@ -621,26 +634,32 @@ def main() -> None:
             read_elapsed, _ = phase(
                 server, reader, [(base, s, campaign, deadline, stats, lock) for s in sessions]
             )
-            deadline = time.monotonic() + args.seconds
-            elapsed, web_cpu = phase(
-                server,
-                annotator,
-                [(base, s, i, campaign, deadline, stats, lock) for i, s in enumerate(sessions)],
-            )
-            paths = {}
-            for two in (False, True):
-                deadline = time.monotonic() + args.seconds
-                paths[two] = phase(
-                    server,
-                    api_annotator,
-                    [(base, t, i, campaign, deadline, stats, lock, two) for i, t in enumerate(tokens)],
-                )
+            rounds: dict[str, list[tuple[int, float, float]]] = {path: [] for path in LABEL_PATHS}
+            for _round in range(args.phase_rounds):
+                for path, (_name, counter) in LABEL_PATHS.items():
+                    labels_before = stats[counter]
+                    deadline = time.monotonic() + args.seconds / args.phase_rounds
+                    if path == "web":
+                        target, arguments = (
+                            annotator,
+                            [(base, s, i, campaign, deadline, stats, lock) for i, s in enumerate(sessions)],
+                        )
+                    else:
+                        target, arguments = (
+                            api_annotator,
+                            [
+                                (base, t, i, campaign, deadline, stats, lock, path == "api2")
+                                for i, t in enumerate(tokens)
+                            ],
+                        )
+                    elapsed, cpu = phase(server, target, arguments)
+                    rounds[path].append((stats[counter] - labels_before, elapsed, cpu))
             load = load_average()
             stored = labels_stored()  # before the in-process measure, which stores labels of its own
             costs = in_process(campaign, tokens[0], args.rounds)
         trivial_rate = len(stats["healthz"]) / trivial_elapsed
         read_rate = len(stats["read"]) / read_elapsed
-        label_rate = stats["labels"] / elapsed
+        label_rate = stats["labels"] / sum(seconds for _, seconds, _ in rounds["web"])
         print(
             f"campaign: {tasks[0]} relevance + {tasks[1]} side-by-side tasks, overlap 3; "
             f"{args.annotators} client threads, gunicorn -w 4, "
@@ -658,14 +677,13 @@ def main() -> None:
             f"server CPU {trivial_cpu * 1000 / len(stats['healthz']):.2f} ms each"
         )
         print(f"task page read: {len(stats['read'])} requests in {read_elapsed:.1f} s ({read_rate:.1f}/s)")
-        for name, labels, (seconds, cpu) in (
-            ("web", stats["labels"], (elapsed, web_cpu)),
-            ("API ?next=true", stats["api_labels"], paths[False]),
-            ("API, two requests", stats["api2_labels"], paths[True]),
-        ):
+        for path, (name, _counter) in LABEL_PATHS.items():
+            labels, seconds = (sum(round_[i] for round_ in rounds[path]) for i in (0, 1))
+            per_label = [cpu * 1000 / count for count, _, cpu in rounds[path] if count]
             print(
                 f"annotation ({name}): {labels} labels in {seconds:.1f} s ({labels / seconds:.1f} labels/s), "
-                f"server CPU {cpu * 1000 / labels:.2f} ms per label (target <= 5)"
+                f"server CPU per label by round {', '.join(f'{value:.2f}' for value in per_label)} ms, "
+                f"median {statistics.median(per_label):.2f} ms (target <= 5)"
             )
         print(f"labels stored: {stored}; refused: {stats['refused']}")
         rows = (
