@@ -48,6 +48,11 @@ class SharedRedisCache(RedisCache):
         self._class = SharedRedisCacheClient
 
 
+def _string_check(value: Any) -> None:
+    if not isinstance(value, str):
+        raise TypeError(f"FragmentCache holds strings, not {type(value).__name__}")
+
+
 class FragmentCache(LocMemCache):
     """Django's in-process cache for rendered parts of pages (`{% cache %}`), each kept as the string it is.
 
@@ -78,15 +83,13 @@ class FragmentCache(LocMemCache):
             return self._cache[key]
 
     def set(self, key: Any, value: Any, timeout: Any = DEFAULT_TIMEOUT, version: int | None = None) -> None:
-        if not isinstance(value, str):
-            raise TypeError(f"FragmentCache holds strings, not {type(value).__name__}")
+        _string_check(value)
         key = self.make_and_validate_key(key, version=version)
         with self._lock:
             self._set(key, value, timeout)
 
     def add(self, key: Any, value: Any, timeout: Any = DEFAULT_TIMEOUT, version: int | None = None) -> bool:
-        if not isinstance(value, str):
-            raise TypeError(f"FragmentCache holds strings, not {type(value).__name__}")
+        _string_check(value)
         key = self.make_and_validate_key(key, version=version)
         with self._lock:
             if not self._has_expired(key):

@@ -1,6 +1,7 @@
 """The cache of page parts keeps each part as the string it is, and otherwise behaves as LocMemCache."""
 
 import pytest
+from django.core.cache.backends.locmem import LocMemCache
 
 from plumbing.cache import FragmentCache
 
@@ -41,8 +42,6 @@ def test_only_strings_are_kept():
 
 def test_a_locmem_cache_of_the_same_location_keeps_its_own_store():
     """Django's LocMemCache shares its store by LOCATION; its pickles and these strings must not meet."""
-    from django.core.cache.backends.locmem import LocMemCache
-
     parts, pickles = fresh_cache(""), LocMemCache("", {})
     pickles.clear()
     parts.set("key", "a part")
