@@ -4,6 +4,7 @@ import functools
 from collections.abc import Iterable
 from enum import StrEnum
 from functools import wraps
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -13,7 +14,7 @@ from django.contrib.auth.models import Group
 from django.core.cache import cache
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import connection
-from django.db.models import StringAgg, Value
+from django.db.models import Model
 from django.utils.translation import pgettext_lazy
 
 from plumbing import rows
@@ -45,37 +46,59 @@ def user_has_role(user, *roles: Role) -> bool:
     return any(role in names for role in roles)
 
 
-def role_names(groups: str) -> StringAgg:
-    """The names of the groups at the path `groups` ("groups__name" from a user), as one string: read with
-    the user in the same statement, for `roles_known`."""
-    return StringAgg(groups, Value(","), default=Value(""))
-
-
 def roles_known(user, names: Iterable[str | None]) -> None:
-    """Tell `user_has_role` the user's roles, read with the user (`role_names`, `RolesBackend`): it asks no
-    more. Empty names (a user in no group) are none."""
+    """Tell `user_has_role` the user's roles, read with the user (`user_with_roles`): it asks no more.
+    Empty names (a user in no group) are none."""
     user._judgeboard_roles = set(filter(None, names))
 
 
-# The user and the names of their groups: a row per group (one with no name when they have none).
-_USER_WITH_ROLES = """SELECT {user}, g.name FROM {user_table} u
+# A user and the names of their groups: a row per group (one with no name when they have none); with an
+# `owner` (a model with a `user` key, such as an API token), its row first, found by its primary key.
+_USER_WITH_ROLES = """SELECT {owner}{user}, g.name FROM {source}
 LEFT JOIN {membership_table} m ON m.{membership_user} = u.id
 LEFT JOIN {group_table} g ON g.id = m.{membership_group}
-WHERE u.id = %s"""
+WHERE {key} = %s"""
 
 
 @functools.cache
-def _user_with_roles_sql() -> str:
+def _user_with_roles_sql(owner: type[Model] | None) -> str:
     user_model = get_user_model()
     membership = user_model.groups.through._meta  # type: ignore[attr-defined]  # the m2m's manager
+    users = user_model._meta.db_table
+    if owner is None:
+        columns, source, key = "", f"{users} u", "u.id"
+    else:
+        user_column = owner._meta.get_field("user").column  # type: ignore[union-attr]  # a ForeignKey
+        columns = rows.select_list(owner, "o") + ", "
+        source = f'{owner._meta.db_table} o JOIN {users} u ON u.id = o."{user_column}"'
+        key = f'o."{owner._meta.pk.column}"'
     return _USER_WITH_ROLES.format(
+        owner=columns,
         user=rows.select_list(user_model, "u"),
-        user_table=user_model._meta.db_table,
+        source=source,
+        key=key,
         membership_table=membership.db_table,
         membership_user=membership.get_field("user").column,  # type: ignore[union-attr]  # a ForeignKey
         membership_group=membership.get_field("group").column,  # type: ignore[union-attr]  # a ForeignKey
         group_table=Group._meta.db_table,
     )
+
+
+def user_with_roles[M: Model](key, owner: type[M] | None = None) -> tuple[M | None, Any]:
+    """The user whose id is `key`, or with `owner`, the `owner` row whose primary key is `key` and its user
+    (set as its `user`), in one plain statement (`plumbing.rows`), not two or three built by the ORM; the
+    user's roles known (`roles_known`). (None, None) when there is no such row."""
+    with connection.cursor() as cursor:
+        cursor.execute(_user_with_roles_sql(owner), [key])
+        found = cursor.fetchall()
+    if not found:
+        return None, None
+    owned, start = rows.instance_at(owner, found[0]) if owner is not None else (None, 0)
+    user, _ = rows.instance_at(get_user_model(), found[0], start)
+    roles_known(user, (row[-1] for row in found))
+    if owned is not None:
+        owned._meta.get_field("user").set_cached_value(owned, user)  # type: ignore[union-attr]  # a ForeignKey
+    return owned, user
 
 
 def user_cache_key(user_id) -> str:
@@ -98,15 +121,9 @@ class RolesBackend(ModelBackend):
         user = cache.get(user_cache_key(user_id)) if seconds else None
         if user is not None:
             return user
-        with connection.cursor() as cursor:
-            cursor.execute(_user_with_roles_sql(), [user_id])
-            found = cursor.fetchall()
-        if not found:
-            return None
-        user, _ = rows.instance_at(get_user_model(), found[0])
-        if not self.user_can_authenticate(user):
+        _, user = user_with_roles(user_id)
+        if user is None or not self.user_can_authenticate(user):
             return None  # never cached: a reactivation is seen at once
-        roles_known(user, (row[-1] for row in found))
         if seconds:
             cache.set(user_cache_key(user_id), user, seconds)
         return user

@@ -548,6 +548,11 @@ class _FormReader(HTMLParser):
             self._option["text"] += data
 
 
+def field_values(instance) -> dict:
+    """A model instance's stored values, to compare one read by plain SQL (`plumbing.rows`) with the ORM's."""
+    return {field.attname: getattr(instance, field.attname) for field in instance._meta.concrete_fields}
+
+
 def form_data(page: str, form_id: str) -> dict:
     """What the form `form_id` of `page` posts as shown (a checkbox's values as a list)."""
     reader = _FormReader(form_id)

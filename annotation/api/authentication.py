@@ -6,7 +6,7 @@ from django.core.cache import cache
 from rest_framework import exceptions
 from rest_framework.authentication import TokenAuthentication
 
-from annotation.roles import role_names, roles_known
+from annotation.roles import user_with_roles
 from annotation.services.tokens import token_cache_key, token_expired
 
 
@@ -16,12 +16,9 @@ class ExpiringTokenAuthentication(TokenAuthentication):
         token = cache.get(token_cache_key(key)) if seconds else None
         if token is None:
             # As TokenAuthentication's, with the user's roles in the same statement.
-            tokens = self.get_model().objects.select_related("user")
-            tokens = tokens.annotate(role_names=role_names("user__groups__name")).filter(key=key)
-            token = next(iter(tokens[:1]), None)  # a key lookup: sliced, not first(), which would sort
+            token, _ = user_with_roles(key, owner=self.get_model())
             if token is None:
                 raise exceptions.AuthenticationFailed("Invalid token.")
-            roles_known(token.user, token.role_names.split(","))
             if seconds:
                 cache.set(token_cache_key(key), token, seconds)
         user = token.user

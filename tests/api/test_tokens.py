@@ -9,9 +9,13 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from rest_framework.authtoken.models import Token
+from rest_framework.exceptions import AuthenticationFailed
 from rest_framework.test import APIClient
 
+from annotation.api.authentication import ExpiringTokenAuthentication
+from annotation.roles import can_annotate, can_manage
 from annotation.services.tokens import user_password_set
+from tests.factories import field_values
 
 PASSWORD = "s3cret-pass-1"
 NEW_PASSWORD = "an0ther-pass-2"
@@ -135,3 +139,21 @@ def test_a_cached_token_asks_the_database_nothing_and_a_new_role_reaches_it(ann,
     assert browser.post(f"/admin/auth/user/{ann.pk}/change/", data).status_code == 302
     response = APIClient().post("/api/campaigns/1/next-task/", HTTP_AUTHORIZATION=f"Token {token}")
     assert response.status_code == 403  # no longer an annotator, at once
+
+
+def test_an_uncached_token_reads_its_user_and_roles_in_one_statement(make_user, settings):
+    settings.API_TOKEN_CACHE_SECONDS = 0
+    manager = make_user("boss", "manager", "annotator", password=PASSWORD)
+    plain = make_user("plain", password=PASSWORD)
+    authentication = ExpiringTokenAuthentication()
+    for person, roles in ((manager, (True, True)), (plain, (False, False))):
+        key = token_for(person.username)
+        with CaptureQueriesContext(connection) as context:
+            user, token = authentication.authenticate_credentials(key)
+            assert (can_manage(user), can_annotate(user)) == roles
+        assert len(context.captured_queries) == 1
+        assert token.user is user and token.key == key
+        assert field_values(token) == field_values(Token.objects.get(key=key))
+        assert field_values(user) == field_values(get_user_model().objects.get(pk=person.pk))
+    with pytest.raises(AuthenticationFailed):
+        authentication.authenticate_credentials("0" * 40)

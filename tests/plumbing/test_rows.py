@@ -13,10 +13,7 @@ from annotation.selectors.workbench import OwnProgress, assignment_get, assignme
 from annotation.services.assignment import task_next, task_skip
 from annotation.services.labels import judgment_submit
 from plumbing import rows
-
-
-def field_values(instance) -> dict:
-    return {field.attname: getattr(instance, field.attname) for field in instance._meta.concrete_fields}
+from tests.factories import field_values
 
 
 def read(model, pk):
