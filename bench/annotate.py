@@ -25,7 +25,8 @@ each round's server CPU per label and their median.
 
 With --loaded another process keeps one core busy through the phases (`bench/busy.py`); the load average is
 printed either way. For the web and API phases it reports labels/s, p50/p95 and the server's CPU per label:
-the CPU seconds gunicorn's processes spent in the phase (from /proc) over the labels stored. In one process it
+the CPU seconds gunicorn's processes spent in the phase (from /proc) over the labels stored, and beside it
+PostgreSQL's (every process named postgres: the bench's database is the only busy one). In one process it
 counts the SQL statements of each path. Sessions and the cache are in Redis (BENCH_REDIS, `--no-redis` for the
 database), as in production. Targets: at most 5 ms of server CPU and 6 SQL statements per label on every
 path. `--in-process` measures only that (no gunicorn, no clients), then splits a web label's CPU into its
@@ -226,18 +227,23 @@ def login(base: str, index: int) -> requests.Session:
     return session
 
 
-def server_cpu_seconds(server: subprocess.Popen) -> float:
-    """User and system CPU seconds of gunicorn's processes (its master and workers, one process group)."""
+def cpu_seconds(server: subprocess.Popen) -> tuple[float, float]:
+    """User and system CPU seconds of gunicorn's processes (its master and workers, one process group), and
+    of PostgreSQL's (every process named postgres, the backends that served them included)."""
     ticks = os.sysconf("SC_CLK_TCK")
-    total = 0
+    gunicorn = database = 0
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
+            name, rest = stat.read_text().split(" (", 1)[1].rsplit(")", 1)
         except OSError:
             continue  # gone meanwhile
+        fields = rest.split()
+        used = int(fields[11]) + int(fields[12])
         if int(fields[2]) == server.pid:  # its process group
-            total += int(fields[11]) + int(fields[12])
-    return total / ticks
+            gunicorn += used
+        elif name == "postgres":
+            database += used
+    return gunicorn / ticks, database / ticks
 
 
 def annotator(
@@ -556,18 +562,19 @@ def serving_floor(clients: int, seconds: float, loaded: bool) -> tuple[int, floa
         stats, lock = {"healthz": []}, threading.Lock()
         with other_core_busy(loaded):
             deadline = time.monotonic() + seconds
-            elapsed, cpu = phase(server, health, [(base, deadline, stats, lock)] * clients)
+            elapsed, cpu, _ = phase(server, health, [(base, deadline, stats, lock)] * clients)
         return len(stats["healthz"]), elapsed, cpu
     finally:
         os.killpg(server.pid, signal.SIGINT)
         server.wait(timeout=30)
 
 
-def phase(server, target, arguments: list[tuple]) -> tuple[float, float]:
-    """Run a phase's clients; its elapsed seconds and gunicorn's CPU seconds in it."""
-    cpu = server_cpu_seconds(server)
+def phase(server, target, arguments: list[tuple]) -> tuple[float, float, float]:
+    """Run a phase's clients; its elapsed seconds, and gunicorn's and PostgreSQL's CPU seconds in it."""
+    cpu, database = cpu_seconds(server)
     elapsed = run_clients(target, arguments)
-    return elapsed, server_cpu_seconds(server) - cpu
+    cpu_after, database_after = cpu_seconds(server)
+    return elapsed, cpu_after - cpu, database_after - database
 
 
 def main() -> None:
@@ -627,14 +634,14 @@ def main() -> None:
         stats.update(labels=0, api_labels=0, api2_labels=0, refused=0)
         with other_core_busy(args.loaded):
             deadline = time.monotonic() + args.seconds / 3
-            trivial_elapsed, trivial_cpu = phase(
+            trivial_elapsed, trivial_cpu, _ = phase(
                 server, health, [(base, deadline, stats, lock)] * args.annotators
             )
             deadline = time.monotonic() + args.seconds / 3
-            read_elapsed, _ = phase(
+            read_elapsed, *_ = phase(
                 server, reader, [(base, s, campaign, deadline, stats, lock) for s in sessions]
             )
-            rounds: dict[str, list[tuple[int, float, float]]] = {path: [] for path in LABEL_PATHS}
+            rounds: dict[str, list[tuple[int, float, float, float]]] = {path: [] for path in LABEL_PATHS}
             for _round in range(args.phase_rounds):
                 for path, (_name, counter) in LABEL_PATHS.items():
                     labels_before = stats[counter]
@@ -652,14 +659,14 @@ def main() -> None:
                                 for i, t in enumerate(tokens)
                             ],
                         )
-                    elapsed, cpu = phase(server, target, arguments)
-                    rounds[path].append((stats[counter] - labels_before, elapsed, cpu))
+                    elapsed, cpu, database = phase(server, target, arguments)
+                    rounds[path].append((stats[counter] - labels_before, elapsed, cpu, database))
             load = load_average()
             stored = labels_stored()  # before the in-process measure, which stores labels of its own
             costs = in_process(campaign, tokens[0], args.rounds)
         trivial_rate = len(stats["healthz"]) / trivial_elapsed
         read_rate = len(stats["read"]) / read_elapsed
-        label_rate = stats["labels"] / sum(seconds for _, seconds, _ in rounds["web"])
+        label_rate = stats["labels"] / sum(seconds for _, seconds, *_ in rounds["web"])
         print(
             f"campaign: {tasks[0]} relevance + {tasks[1]} side-by-side tasks, overlap 3; "
             f"{args.annotators} client threads, gunicorn -w 4, "
@@ -679,11 +686,14 @@ def main() -> None:
         print(f"task page read: {len(stats['read'])} requests in {read_elapsed:.1f} s ({read_rate:.1f}/s)")
         for path, (name, _counter) in LABEL_PATHS.items():
             labels, seconds = (sum(round_[i] for round_ in rounds[path]) for i in (0, 1))
-            per_label = [cpu * 1000 / count for count, _, cpu in rounds[path] if count]
+            per_label = [cpu * 1000 / count for count, _, cpu, _ in rounds[path] if count]
+            database = [database * 1000 / count for count, _, _, database in rounds[path] if count]
             print(
                 f"annotation ({name}): {labels} labels in {seconds:.1f} s ({labels / seconds:.1f} labels/s), "
                 f"server CPU per label by round {', '.join(f'{value:.2f}' for value in per_label)} ms, "
-                f"median {statistics.median(per_label):.2f} ms (target <= 5)"
+                f"median {statistics.median(per_label):.2f} ms (target <= 5); "
+                f"PostgreSQL's {', '.join(f'{value:.2f}' for value in database)} ms, "
+                f"median {statistics.median(database):.2f} ms"
             )
         print(f"labels stored: {stored}; refused: {stats['refused']}")
         rows = (
