@@ -687,13 +687,13 @@ def main() -> None:
         for path, (name, _counter) in LABEL_PATHS.items():
             labels, seconds = (sum(round_[i] for round_ in rounds[path]) for i in (0, 1))
             per_label = [cpu * 1000 / count for count, _, cpu, _ in rounds[path] if count]
-            database = [database * 1000 / count for count, _, _, database in rounds[path] if count]
+            database_per_label = [used * 1000 / count for count, _, _, used in rounds[path] if count]
             print(
                 f"annotation ({name}): {labels} labels in {seconds:.1f} s ({labels / seconds:.1f} labels/s), "
                 f"server CPU per label by round {', '.join(f'{value:.2f}' for value in per_label)} ms, "
                 f"median {statistics.median(per_label):.2f} ms (target <= 5); "
-                f"PostgreSQL's {', '.join(f'{value:.2f}' for value in database)} ms, "
-                f"median {statistics.median(database):.2f} ms"
+                f"PostgreSQL's {', '.join(f'{value:.2f}' for value in database_per_label)} ms, "
+                f"median {statistics.median(database_per_label):.2f} ms"
             )
         print(f"labels stored: {stored}; refused: {stats['refused']}")
         rows = (
