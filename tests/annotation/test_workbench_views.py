@@ -4,6 +4,7 @@ import re
 from datetime import timedelta
 
 import pytest
+from django.contrib.messages import get_messages
 from django.http import QueryDict
 from django.template.defaultfilters import truncatechars
 from django.urls import reverse
@@ -182,6 +183,16 @@ def test_workbench_post_refused_redirects_to_the_task(client, annotator, campaig
     url = reverse("annotation:task", args=[campaign.pk, task.assignment_id])
     response = client.post(url, {"grade": "7"}, headers={"X-Workbench": "next"})
     assert response.status_code == 302 and response.url == url
+    assert not Judgment.objects.exists()
+
+
+def test_workbench_post_of_a_malformed_form_redirects_to_the_task(client, annotator, campaign):
+    """A form the page never sends (a grade that is not a number) goes back to its task with the reason."""
+    task = client.get(work_url(campaign)).context["task"]
+    url = reverse("annotation:task", args=[campaign.pk, task.assignment_id])
+    response = client.post(url, {"grade": "three"}, headers={"X-Workbench": "next"})
+    assert response.status_code == 302 and response.url == url
+    assert "grade" in str(list(get_messages(response.wsgi_request))[0])
     assert not Judgment.objects.exists()
 
 
