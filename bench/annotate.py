@@ -373,10 +373,17 @@ def workbench_open(campaign: int, username: str):
 
 
 def web_label(browser, page: dict) -> None:
-    """Labels the task on `page` as the workbench's script posts it; `page` then holds the next task."""
+    """Labels the task on `page` as the workbench's script posts it (URL-encoded); `page` then holds the next
+    task."""
     html = page["html"]
-    data = {"grade": 1} if 'name="grade"' in html else {"side": "same"}
-    response = browser.post(TASK_URL.search(html)[1], data, secure=True, headers={"X-Workbench": "next"})
+    data = "grade=1" if 'name="grade"' in html else "side=same"
+    response = browser.post(
+        TASK_URL.search(html)[1],
+        data,
+        "application/x-www-form-urlencoded",
+        secure=True,
+        headers={"X-Workbench": "next"},
+    )
     assert response.status_code == 200, response.status_code
     page["html"] = response.text
 

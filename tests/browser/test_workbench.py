@@ -202,6 +202,9 @@ def test_side_by_side_on_a_phone_keeps_the_verdict_in_reach(
     page.screenshot(path=screenshot_dir / "side_by_side_phone.png")
     shutil.copy(screenshot_dir / "side_by_side_phone.png", DOCS / "side_by_side_phone.png")
     # The old page stays on screen until the answer comes: wait for the answer, not for a selector.
-    with page.expect_response(lambda response: response.request.method == "POST"):
+    with page.expect_response(lambda response: response.request.method == "POST") as answer:
         page.locator(".wb-verdict", has_text="Bottom better").click()
     assert Preference.objects.count() == 1
+    # Sent as the form would post it natively, not as multipart.
+    content_type = answer.value.request.headers["content-type"]
+    assert content_type.startswith("application/x-www-form-urlencoded"), content_type
