@@ -188,6 +188,9 @@ AUTH_PASSWORD_VALIDATORS = [
 # The label round trip's common case in one statement each on PostgreSQL (annotation/services/round_trip.py);
 # off, every request takes the general path, as on SQLite.
 ROUND_TRIP_STATEMENTS = os.environ.get("ROUND_TRIP_STATEMENTS", "1") == "1"
+# Those statements prepared once per connection on PostgreSQL (plumbing/prepared.py); 0 behind a pooler that
+# lends a server connection per transaction (docs/scaling.md).
+PREPARED_STATEMENTS = os.environ.get("PREPARED_STATEMENTS", "1") == "1"
 
 # Every signed-in request reads its user with the user's roles in one statement. ModelBackend stays listed
 # for sessions signed in before RolesBackend existed.

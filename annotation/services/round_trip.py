@@ -12,7 +12,9 @@ hold.
 SQLite always takes the general path.
 
 Why: the ORM spends about a millisecond of a worker's CPU building each statement, and the round trip is the
-request hundreds of raters repeat all day (docs/performance.md).
+request hundreds of raters repeat all day (docs/performance.md). The new-lease and label statements are
+prepared once per connection (`plumbing.prepared`): parsed and planned as text, they cost PostgreSQL several
+times what running them does.
 """
 
 import functools
@@ -28,6 +30,7 @@ from psycopg.types.json import Jsonb
 from annotation.models import SHUFFLE_KEYS, Assignment
 from annotation.selectors.workbench import PAGE_ROW, task_page_sql, task_page_width
 from annotation.task_kinds import RELEVANCE, TASK_KINDS, TaskKind
+from plumbing.prepared import PreparedStatement
 
 # The lease closed by a first label or a repeat's answer: the annotator's own, live (a repeat only of a task
 # they labelled: `labels.judgment_submit`), with the campaign (shared, not archived as committed now) and the
@@ -58,7 +61,7 @@ answer AS (
 # The server's measure of time spent, which a client's own may only shorten (`labels._seconds_spent`).
 _SECONDS = "LEAST(EXTRACT(EPOCH FROM %(now)s - lease.leased_at)::float8, %(reported)s)"
 
-_JUDGMENT_STORE = f"""
+_JUDGMENT_STORE = PreparedStatement(f"""
 WITH {
     _LEASE_CLOSE.format(
         task_table="annotation_relevancetask",
@@ -81,13 +84,13 @@ revision AS (
 {_REPEAT_ANSWER.format(grade="%(grade)s", verdict="''", strength="NULL::smallint", seconds=_SECONDS)}
 SELECT label.id, COALESCE(label.seconds_spent, answer.seconds_spent), '', false, lease.repeat
 FROM lease LEFT JOIN label ON true LEFT JOIN answer ON true
-"""
+""")
 
 # The verdict relative to the experimental model from the side pressed (`labels._verdict`).
 _VERDICT = """CASE WHEN %(side)s = 'same' THEN 'same'
     WHEN (%(side)s = 'left') = COALESCE(lease.experimental_on_left, false) THEN 'good' ELSE 'bad' END"""
 
-_PREFERENCE_STORE = f"""
+_PREFERENCE_STORE = PreparedStatement(f"""
 WITH {
     _LEASE_CLOSE.format(
         task_table="annotation_sidebysidetask",
@@ -112,7 +115,7 @@ revision AS (
 SELECT label.id, COALESCE(label.seconds_spent, answer.seconds_spent), {_VERDICT},
        COALESCE(lease.experimental_on_left, false), lease.repeat
 FROM lease LEFT JOIN label ON true LEFT JOIN answer ON true
-"""
+""")
 
 
 @dataclass(frozen=True)
@@ -148,7 +151,7 @@ def first_label_store(
         **{key: Jsonb(value) if isinstance(value, list) else value for key, value in answer.items()},
     }
     with connection.cursor() as cursor:
-        cursor.execute(_JUDGMENT_STORE if kind is RELEVANCE else _PREFERENCE_STORE, params)
+        cursor.execute((_JUDGMENT_STORE if kind is RELEVANCE else _PREFERENCE_STORE).text(), params)
         row = cursor.fetchone()
     return None if row is None else StoredLabel(*row)
 
@@ -263,7 +266,7 @@ def _pages_sql() -> str:
 
 
 @functools.cache
-def _lease_new_sql(kinds: tuple[TaskKind, ...]) -> str:
+def _lease_new_sql(kinds: tuple[TaskKind, ...]) -> PreparedStatement:
     slots, taken = [], []
     for i, kind in enumerate(kinds):
         column = f"{kind.assignment_field}_id"
@@ -286,8 +289,10 @@ def _lease_new_sql(kinds: tuple[TaskKind, ...]) -> str:
         ids = ", ".join("id" if other is kind else "NULL::bigint" for other in TASK_KINDS)
         on_left = "%(experimental_on_left)s" if kind.is_side_by_side else "NULL::boolean"
         taken.append(f"SELECT {ids}, {on_left} FROM slot_{kind.name}")
-    return _LEASE_NEW.format(
-        open=_OPEN, mine=_MINE, slots=",".join(slots), taken=" UNION ALL ".join(taken), pages=_pages_sql()
+    return PreparedStatement(
+        _LEASE_NEW.format(
+            open=_OPEN, mine=_MINE, slots=",".join(slots), taken=" UNION ALL ".join(taken), pages=_pages_sql()
+        )
     )
 
 
@@ -347,7 +352,7 @@ candidates AS (
 ),
 chosen AS (
     SELECT * FROM candidates ORDER BY finished_at DESC, id DESC
-    OFFSET floor(%(pick)s * (SELECT count(*) FROM candidates))::bigint LIMIT 1
+    OFFSET floor(%(pick)s::float8 * (SELECT count(*) FROM candidates))::bigint LIMIT 1
 ),
 leased AS (
     INSERT INTO annotation_assignment (annotator_id, campaign_id, relevance_task_id, side_by_side_task_id,
@@ -363,8 +368,8 @@ SELECT EXISTS (SELECT 1 FROM open), EXISTS (SELECT 1 FROM mine), leased.*, {page
 
 
 @functools.cache
-def _repeat_lease_new_sql() -> str:
-    return _REPEAT_LEASE_NEW.format(open=_OPEN, mine=_MINE, free=_FREE, pages=_pages_sql())
+def _repeat_lease_new_sql() -> PreparedStatement:
+    return PreparedStatement(_REPEAT_LEASE_NEW.format(open=_OPEN, mine=_MINE, free=_FREE, pages=_pages_sql()))
 
 
 def repeat_lease_new(
@@ -385,9 +390,12 @@ def repeat_lease_new(
     return _lease_take(_repeat_lease_new_sql(), params, annotator, campaign, now, expires, lock, repeat=True)
 
 
-def _lease_take(sql, params, annotator, campaign, now, expires, lock: bool, *, repeat: bool) -> NewLease:
+def _lease_take(
+    statement: PreparedStatement, params, annotator, campaign, now, expires, lock: bool, *, repeat: bool
+) -> NewLease:
     """Run a new lease's statement (after the lock's, in one string, with `lock`) and read what it wrote
     (`_LEASE_NEW`'s columns) as the ORM would, with its page."""
+    sql = statement.text()
     with connection.cursor() as cursor:
         # Django's psycopg cursors bind on the client: the string goes as one simple query.
         cursor.execute(_lock_sql() + sql if lock else sql, params)

@@ -2,6 +2,8 @@
 statements."""
 
 import random
+import re
+from datetime import datetime
 
 import pytest
 from django.core.cache import cache
@@ -9,6 +11,7 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
+from psycopg.types.json import Jsonb
 
 from annotation.bundle import parse_bundle
 from annotation.errors import TaskError, TaskErrorCode
@@ -198,7 +201,11 @@ def test_a_new_lease_comes_with_the_annotators_lock_in_one_round_trip_outside_a_
     assert not in_transaction
     lock, lease_statement = sql.split(";\n")
     assert "FOR KEY SHARE OF c FOR NO KEY UPDATE OF u" in lock
-    assert "INSERT INTO annotation_assignment" in lease_statement
+    # The lease runs prepared (plumbing/prepared.py): its statement is the session's.
+    name = lease_statement.removeprefix("EXECUTE ").split("(")[0]
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement FROM pg_prepared_statements WHERE name = %s", [name])
+        assert "INSERT INTO annotation_assignment" in cursor.fetchone()[0]
     sent.clear()
     with connection.execute_wrapper(note):
         assert task_next(annotator=user, campaign=campaign).pk == lease.pk
@@ -345,7 +352,10 @@ def test_a_repeat_is_leased_in_one_statement_by_the_general_paths_rule(campaign,
         with CaptureQueriesContext(connection) as context:
             repeat = task_next(annotator=user, campaign=campaign)
         assert repeat.repeat and repeat.relevance_task_id == expected
-        assert [sql for sql in statements(context) if "annotation_assignment" in sql and "mine" in sql]
+        repeat_lease = (
+            f"EXECUTE {round_trip._repeat_lease_new_sql().name}("  # prepared (plumbing/prepared.py)
+        )
+        assert [sql for sql in statements(context) if sql.startswith(repeat_lease)]
         assert len(statements(context)) == 2, statements(context)  # the annotator's lock, the repeat
         assert len(round_trips(context)) == 1
         judgment_submit(annotator=user, task=repeat.relevance_task, grade=2)
@@ -444,3 +454,59 @@ def test_a_repeats_page_comes_with_it_as_its_own_statement_reads_it(
         view = task_view(assignment=repeat)
     assert not statements(context)
     assert task_view(assignment=Assignment.objects.select_related("campaign").get(pk=repeat.pk)) == view
+
+
+# What PostgreSQL may type a prepared statement's parameter as (`plumbing.prepared`: it tells each type from
+# where the parameter stands), for each Python type the round trip sends. A float typed as an integer would
+# be rounded without an error.
+TYPES_OF = {
+    bool: {"boolean"},
+    int: {"smallint", "integer", "bigint"},
+    float: {"double precision"},
+    str: {"text", "character varying"},
+    datetime: {"timestamp with time zone"},
+    Jsonb: {"jsonb"},
+}
+
+
+def test_the_prepared_statements_parameters_have_the_types_of_what_is_sent(
+    bundle_data, make_user, monkeypatch
+):
+    bundle_data["settings"] = {**bundle_data.get("settings", {}), "gsb_scale": 5}
+    campaign = campaign_import(bundle=parse_bundle(bundle_data, "small.json"))
+    user = make_user("ann", "annotator")
+    sent = []
+
+    def note(execute, sql, params, many, context):
+        if sql.split(";\n")[-1].startswith("EXECUTE "):
+            sent.append((sql.split(";\n")[-1], params))
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(note):
+        for order in ("relevance_first", "side_by_side_first"):
+            campaign.task_order = order
+            for _ in range(REPEAT_GAP + 2):
+                lease = task_next(annotator=user, campaign=campaign)
+                if lease is None:
+                    break
+                if lease.relevance_task_id:
+                    judgment_submit(annotator=user, task=lease.relevance_task, grade=1, seconds_spent=2.5)
+                else:
+                    preference_submit(annotator=user, task=lease.side_by_side_task, side="left", strength=2)
+        campaign.repeat_rate = 0.5
+        monkeypatch.setattr(random, "random", lambda: 0.3)  # a repeat drawn, not the latest candidate
+        assert task_next(annotator=user, campaign=campaign).repeat
+    checked = set()
+    for sql, params in sent:
+        name, arguments = sql.removeprefix("EXECUTE ").split("(", 1)
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT parameter_types::text[] FROM pg_prepared_statements WHERE name = %s", [name]
+            )
+            types = cursor.fetchone()[0]
+        for argument, type_ in zip(re.findall(r"%\((\w+)\)s", arguments), types, strict=True):
+            value = params[argument]
+            if value is not None:
+                assert type_ in TYPES_OF[type(value)], (argument, value, type_)
+        checked.add(name)
+    assert len(checked) == 5  # a lease in either order, a repeat's, a grade's and a verdict's statement
