@@ -57,6 +57,12 @@ def statements(context: CaptureQueriesContext) -> list[str]:
     return [statement for sql in round_trips(context) for statement in sql.split(";\n")]
 
 
+def executed(sql: str) -> tuple[str, list[str]]:
+    """The prepared statement an `EXECUTE name(%(a)s, …)` runs (`plumbing.prepared`), and its parameters."""
+    name, arguments = sql.removeprefix("EXECUTE ").split("(", 1)
+    return name, re.findall(r"%\((\w+)\)s", arguments)
+
+
 def relevance_lease(user, campaign) -> Assignment:
     campaign.task_order = "relevance_first"
     lease = task_next(annotator=user, campaign=campaign)
@@ -202,7 +208,7 @@ def test_a_new_lease_comes_with_the_annotators_lock_in_one_round_trip_outside_a_
     lock, lease_statement = sql.split(";\n")
     assert "FOR KEY SHARE OF c FOR NO KEY UPDATE OF u" in lock
     # The lease runs prepared (plumbing/prepared.py): its statement is the session's.
-    name = lease_statement.removeprefix("EXECUTE ").split("(")[0]
+    name, _ = executed(lease_statement)
     with connection.cursor() as cursor:
         cursor.execute("SELECT statement FROM pg_prepared_statements WHERE name = %s", [name])
         assert "INSERT INTO annotation_assignment" in cursor.fetchone()[0]
@@ -498,15 +504,15 @@ def test_the_prepared_statements_parameters_have_the_types_of_what_is_sent(
         assert task_next(annotator=user, campaign=campaign).repeat
     checked = set()
     for sql, params in sent:
-        name, arguments = sql.removeprefix("EXECUTE ").split("(", 1)
+        name, parameters = executed(sql)
         with connection.cursor() as cursor:
             cursor.execute(
                 "SELECT parameter_types::text[] FROM pg_prepared_statements WHERE name = %s", [name]
             )
             types = cursor.fetchone()[0]
-        for argument, type_ in zip(re.findall(r"%\((\w+)\)s", arguments), types, strict=True):
-            value = params[argument]
+        for parameter, type_ in zip(parameters, types, strict=True):
+            value = params[parameter]
             if value is not None:
-                assert type_ in TYPES_OF[type(value)], (argument, value, type_)
+                assert type_ in TYPES_OF[type(value)], (parameter, value, type_)
         checked.add(name)
     assert len(checked) == 5  # a lease in either order, a repeat's, a grade's and a verdict's statement
