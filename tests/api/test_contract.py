@@ -5,6 +5,7 @@ import json
 
 import pytest
 from django.core.cache import cache
+from django.urls import get_resolver
 from rest_framework.test import APIClient
 
 from annotation.models import Adjudication, Campaign, Judgment, LabelRevision, Preference, Ranking
@@ -558,3 +559,10 @@ def test_a_label_with_next_answers_with_the_next_task_until_none_is_left(annotat
     assert _next(annotator, campaign).status_code == 204
     plain = annotator.post(f"/api/tasks/{seen[0]}/judgment/", {"grade": 0}, format="json")
     assert plain.status_code == 200 and plain.json()["next"] is None  # not asked for: no task leased
+
+
+def test_a_label_and_the_next_task_are_the_first_routes_tried():
+    """Django tries the URL patterns in order, each a few microseconds; every label asks for these two."""
+    first = get_resolver().url_patterns[0]
+    assert str(first.pattern) == "api/"
+    assert [pattern.name for pattern in first.url_patterns[:2]] == ["judgment", "next_task"]
