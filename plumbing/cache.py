@@ -25,17 +25,21 @@ class SharedRedisCacheClient(RedisCacheClient):
     _client: Any
     _get_connection_pool_index: Any
 
-    def get_client(self, key: Any = None, *, write: bool = False) -> Any:
-        index = self._get_connection_pool_index(write)
-        server = self._servers[index]
+    def __init__(self, servers: list[str], **options: Any) -> None:
+        super().__init__(servers, **options)
         # Options are part of the key: two caches on one server with other options keep their own client.
-        ident = (server, repr(sorted(self._pool_options.items(), key=lambda item: item[0])))
+        # Built once: every cache call asks for a client.
+        options_key = repr(sorted(self._pool_options.items(), key=lambda item: item[0]))
+        self._idents = [(server, options_key) for server in servers]
+
+    def get_client(self, key: Any = None, *, write: bool = False) -> Any:
+        ident = self._idents[self._get_connection_pool_index(write)]
         client = _clients.get(ident)
         if client is None:
             with _clients_lock:
                 client = _clients.get(ident)
                 if client is None:
-                    pool = self._pool_class.from_url(server, **self._pool_options)
+                    pool = self._pool_class.from_url(ident[0], **self._pool_options)
                     client = _clients[ident] = self._client(connection_pool=pool)
         return client
 
