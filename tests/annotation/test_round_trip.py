@@ -176,20 +176,15 @@ def test_a_first_label_is_a_transaction_of_its_own_unless_marks_are_checked_afte
     verdict with near-duplicate marks stays in a transaction, which undoes it when a mark is off the list."""
     campaign = campaign_import(bundle=parse_bundle(bundle_data, "small.json"))
     user = make_user("ann", "annotator")
-    in_transaction = []
-
-    def note(execute, sql, params, many, context):
-        in_transaction.append(connection.in_atomic_block or not connection.get_autocommit())
-        return execute(sql, params, many, context)
-
     _lease, task = relevance_task_leased(user, campaign)
-    with connection.execute_wrapper(note):
-        judgment_submit(annotator=user, task=task, grade=2)
+    _, grade_sent = sent_in_transaction(lambda: judgment_submit(annotator=user, task=task, grade=2))
     campaign.task_order = "side_by_side_first"
     lease = task_next(annotator=user, campaign=campaign)
-    task = SideBySideTask.objects.select_related("campaign").get(pk=lease.side_by_side_task_id)
-    with connection.execute_wrapper(note):
-        preference_submit(annotator=user, task=task, side="left", duplicates=marks)
+    pair = SideBySideTask.objects.select_related("campaign").get(pk=lease.side_by_side_task_id)
+    _, verdict_sent = sent_in_transaction(
+        lambda: preference_submit(annotator=user, task=pair, side="left", duplicates=marks)
+    )
+    in_transaction = [inside for _, inside in grade_sent + verdict_sent]
     assert in_transaction[:1] == [False]
     if marks:  # the label, then the lists read in its transaction
         assert len(in_transaction) > 2 and all(in_transaction[1:])
