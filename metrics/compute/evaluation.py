@@ -380,15 +380,21 @@ def _mix(values: np.ndarray, scratch: np.ndarray) -> None:
 def _sorted_pairs(rows: np.ndarray, layout: RowLayout, document: np.ndarray, seed: int):
     """The pair keys sorted, and the entry of each. When the row, hash and position within the row fit in
     64 bits together, the keys carry their entry's position and a plain sort (several times faster than an
-    argsort) suffices; otherwise an argsort."""
+    argsort) suffices; otherwise an argsort.
+
+    Both sorts are NumPy's stable one, a merge sort (Timsort): a file lists each query's entries together,
+    so the keys come in blocks of one row each, which it merges instead of sorting anew. At 10 million keys
+    in blocks of 100 the sort took 0.23 s (the blocks in row order) or 0.39 s (shuffled) against the
+    default's 0.74, and 0.85 against 0.79 s on keys in no order; the argsort 0.5–0.9 against 1.1–1.3 s in
+    blocks, and less in no order too."""
     position_bits = max(layout.width - 1, 0).bit_length()
     row_bits = int(rows.max()).bit_length() if rows.size else 0
     if row_bits + _DOCUMENT_BITS + position_bits > 64:
         keys = _pair_keys(rows, document, seed)
-        order = np.argsort(keys)
+        order = np.argsort(keys, kind="stable")
         return keys[order], order
     keys = _pair_keys(rows, document, seed, layout.positions, position_bits)
-    keys.sort()
+    keys.sort(kind="stable")
     order = np.empty(keys.size, dtype=_index_type(keys.size))
     position_mask, row_shift = np.uint64((1 << position_bits) - 1), np.uint64(_DOCUMENT_BITS + position_bits)
     # Decoded a block at a time: small temporaries.
