@@ -12,6 +12,7 @@ from django.core.cache import caches
 from django.utils import translation
 
 from annotation.bundle import parse_bundle
+from annotation.services.assignment import _campaigns_seen
 from annotation.services.campaigns import campaign_import
 from tests.factories import SMALL_BUNDLE
 
@@ -22,6 +23,13 @@ def _english_after_each_test():
     chooses its own): the next test starts in the default language again."""
     yield
     translation.deactivate()
+
+
+@pytest.fixture(autouse=True)
+def _no_campaign_seen():
+    """Each test starts as a new worker would: no campaign seen by the API's next-task yet
+    (`assignment._campaigns_seen`), so what a test counts does not depend on the tests before it."""
+    _campaigns_seen.clear()
 
 
 @pytest.fixture

@@ -51,7 +51,9 @@ def task_next(*, annotator, campaign: Campaign) -> Assignment | None:
     draws = _draws(campaign)
     tried = False
     if round_trip.enabled():
-        new = _lease_new(annotator=annotator, campaign=campaign, now=now, draws=draws, lock=True)
+        new = _lease_new(
+            annotator=annotator, campaign=campaign, now=now, draws=draws, lock=round_trip.lock_sql()
+        )
         if new.lease is not None:
             return new.lease
         tried = new.open  # open to them and nothing new to take: not asked again below
@@ -65,21 +67,47 @@ def task_next(*, annotator, campaign: Campaign) -> Assignment | None:
 def task_next_in(*, annotator, campaign_id: int) -> Assignment | None:
     """`task_next` in the campaign named by its id (the API's next-task). Raises Campaign.DoesNotExist for
     one they may not see (`selectors.campaigns.campaign_list`: open to them, or any for reviewers; archived
-    ones too). On PostgreSQL the campaign is read with whether they are a member, then a new lease comes
-    with the annotator's lock in one round trip, as in `task_next`: no BEGIN and COMMIT. The rest takes the
-    general path, in a transaction, the campaign read again with the lock."""
+    ones too). On PostgreSQL, in autocommit (no BEGIN and COMMIT): once this process has seen the campaign,
+    the annotator's lock reads it again and a new lease built from what was seen comes in the same round
+    trip, its statement checking that the settings it was built from still hold (`round_trip._SEEN`);
+    otherwise the campaign is read with whether they are a member, then a new lease comes with the lock in
+    one round trip, as in `task_next`. The rest takes the general path, in a transaction, the campaign read
+    again with the lock."""
     now = timezone.now()
     draws, tried = None, False
     if round_trip.enabled():
-        read = _annotator_lock(
-            annotator=annotator, campaign_id=campaign_id, now=now, campaign=True, lock=False
-        )
+        seen = _campaigns_seen.get(campaign_id)
+        if seen is not None:
+            new = _lease_new(
+                annotator=annotator,
+                campaign=seen,
+                now=now,
+                draws=_draws(seen),
+                lock=_annotator_lock_sql(locks=True, campaign=True),
+                seen=True,
+            )
+            read = _locked_from(new.locked)
+            if new.lease is not None:
+                assert read.campaign is not None  # the lease's statement found it, locked by the read
+                new.lease.campaign = _campaign_remember(read.campaign)  # as read now, not as seen
+                return new.lease
+            # Nothing new to take, or nothing taken until the general path has acted (excluded, or a lease
+            # ran out somewhere): the plain lease below would not take one either.
+            tried = new.open or read.excluded or read.expired
+        else:
+            read = _annotator_lock(
+                annotator=annotator, campaign_id=campaign_id, now=now, campaign=True, lock=False
+            )
         campaign = _campaign_seen(annotator=annotator, locked=read)
-        draws = _draws(campaign)
-        new = _lease_new(annotator=annotator, campaign=campaign, now=now, draws=draws, lock=True)
-        if new.lease is not None:
-            return new.lease
-        tried = new.open  # open to them and nothing new to take: not asked again below
+        _campaign_remember(campaign)
+        if not tried:
+            draws = _draws(campaign)
+            new = _lease_new(
+                annotator=annotator, campaign=campaign, now=now, draws=draws, lock=round_trip.lock_sql()
+            )
+            if new.lease is not None:
+                return new.lease
+            tried = new.open  # open to them and nothing new to take: not asked again below
     with transaction.atomic():
         locked = _annotator_lock(annotator=annotator, campaign_id=campaign_id, now=now, campaign=True)
         campaign = _campaign_seen(annotator=annotator, locked=locked)
@@ -91,6 +119,19 @@ def task_next_in(*, annotator, campaign_id: int) -> Assignment | None:
             draws=draws or _draws(campaign),
             tried=tried,
         )
+
+
+# The campaigns `task_next_in` read last in this process, by id: what its next lease's statement is built
+# from (checked by it). A few hundred at most: emptied when full.
+_campaigns_seen: dict[int, Campaign] = {}
+CAMPAIGNS_SEEN = 256
+
+
+def _campaign_remember(campaign: Campaign) -> Campaign:
+    if len(_campaigns_seen) >= CAMPAIGNS_SEEN:
+        _campaigns_seen.clear()
+    _campaigns_seen[campaign.pk] = campaign
+    return campaign
 
 
 def _campaign_seen(*, annotator, locked: "_Locked") -> Campaign:
@@ -128,7 +169,7 @@ def _hand_out(
     if round_trip.enabled() and not tried:
         # The common case in one statement (a repeat's first); the general path below when it does not
         # hold.
-        new = _lease_new(annotator=annotator, campaign=campaign, now=now, draws=draws, lock=False)
+        new = _lease_new(annotator=annotator, campaign=campaign, now=now, draws=draws)
         if new.lease is not None:
             return new.lease
     own = _lease_own(annotator=annotator, campaign=campaign, now=now)
@@ -145,9 +186,12 @@ def _hand_out(
     return None
 
 
-def _lease_new(*, annotator, campaign: Campaign, now, draws: _Draws, lock: bool) -> round_trip.NewLease:
+def _lease_new(
+    *, annotator, campaign: Campaign, now, draws: _Draws, lock: str = "", seen: bool = False
+) -> round_trip.NewLease:
     """The round trip's new lease (`round_trip`): a repeat when one is drawn, else (or when there is none to
-    repeat) an unseen task; with `lock`, each statement takes the annotator's lock in the same round trip."""
+    repeat) an unseen task; with `lock`, each statement after that one, which takes the annotator's lock, in
+    the same round trip; `seen` as in `round_trip.lease_new`."""
     expires = now + timedelta(minutes=settings.TASK_LEASE_MINUTES)
     if draws.repeat:
         new = round_trip.repeat_lease_new(
@@ -158,11 +202,18 @@ def _lease_new(*, annotator, campaign: Campaign, now, draws: _Draws, lock: bool)
             gap=REPEAT_GAP,
             choices=REPEAT_CHOICES,
             lock=lock,
+            seen=seen,
         )
         if new.lease is not None or new.held or not new.open:
             return new
     return round_trip.lease_new(
-        kinds=draws.kinds, annotator=annotator, campaign=campaign, now=now, expires=expires, lock=lock
+        kinds=draws.kinds,
+        annotator=annotator,
+        campaign=campaign,
+        now=now,
+        expires=expires,
+        lock=lock,
+        seen=seen,
     )
 
 
@@ -208,6 +259,11 @@ def _annotator_lock(
             {"annotator": annotator.pk, "campaign": campaign_id, "now": now},
         )
         row = cursor.fetchone()
+    return _locked_from(row, campaign=campaign)
+
+
+def _locked_from(row: tuple | None, *, campaign: bool = True) -> _Locked:
+    """`_annotator_lock`'s row (None: no such campaign) as read."""
     if row is None:
         return _Locked(None, archived=False, member=False, excluded=False, expired=False)
     read, end = rows.instance_at(Campaign, row) if campaign else (None, 0)

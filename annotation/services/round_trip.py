@@ -3,7 +3,8 @@ the answer to a live repeat (`first_label_store`: the task locked, the lease clo
 revision or the repeat's answer written), a new lease (`lease_new`: an unseen task with an open slot
 locked, of the first kind in the campaign's order that has one, its slot taken, the lease written) and a
 repeat's (`repeat_lease_new`: one of the annotator's earlier answers leased again). A new lease may come
-with the annotator's lock in the same round trip (`lock`): see `_LOCK`.
+with the annotator's lock in the same round trip (`lock`): see `_LOCK`; and be built from the campaign as
+this process saw it last, its statement then checking the settings it was built from (`seen`: `_SEEN`).
 
 Each returns no label or lease when its case does not hold (a changed label, a late or refused submit, a
 lease to renew or none to take); the caller then takes the general path in `labels.py` / `assignment.py`,
@@ -181,8 +182,23 @@ _OPEN = f"""open AS (
     SELECT 1 FROM annotation_campaign c
     WHERE c.id = %(campaign)s AND c.archived_at IS NULL
       AND NOT {EXCLUDED}
-      AND NOT {LEASE_RAN_OUT}
+      AND NOT {LEASE_RAN_OUT}{{seen}}
 )"""
+
+# A statement built from the campaign as this process saw it last (`seen`), not read in this request: it
+# takes nothing unless the settings it was built from still hold (the draws: `task_order`, `repeat_rate`;
+# the parameters: each kind's overlap, `auto_same_identical`, `gsb_depth`) and the campaign is open to the
+# annotator (`assignment.member_check`'s rule: open to all, or they are a member).
+_SEEN = """
+      AND c.repeat_rate = %(repeat_rate)s AND c.gsb_depth = %(depth)s{settings}
+      AND (c.open_to_all OR EXISTS (SELECT 1 FROM annotation_campaign_members
+                                    WHERE campaign_id = c.id AND user_id = %(annotator)s))"""
+
+
+def _open_sql(seen: str | None) -> str:
+    """`_OPEN`, with `_SEEN` and its further `settings` when the statement is built from a campaign seen."""
+    return _OPEN.format(seen="" if seen is None else _SEEN.format(settings=seen))
+
 
 # The annotator's lock (`assignment._annotator_lock`), sent with a new lease as one string. In autocommit
 # PostgreSQL runs such a string as one transaction, so the lock holds until the lease is written, without a
@@ -190,12 +206,12 @@ _OPEN = f"""open AS (
 # when it starts (READ COMMITTED), so the lease, which starts once the lock is granted, sees the lease
 # another tab took meanwhile (`mine`) and what `_OPEN` checks.
 _LOCK = f"""SELECT 1 FROM annotation_campaign c, {{user_table}} u
-WHERE c.id = %(campaign)s AND u.id = %(annotator)s {ANNOTATOR_LOCK};
-"""
+WHERE c.id = %(campaign)s AND u.id = %(annotator)s {ANNOTATOR_LOCK}"""
 
 
 @functools.cache
-def _lock_sql() -> str:
+def lock_sql() -> str:
+    """The annotator's lock alone, to send before a new lease (`lease_new`'s `lock`)."""
     return _LOCK.format(user_table=get_user_model()._meta.db_table)
 
 
@@ -266,7 +282,7 @@ def _pages_sql() -> str:
 
 
 @functools.cache
-def _lease_new_sql(kinds: tuple[TaskKind, ...]) -> PreparedStatement:
+def _lease_new_sql(kinds: tuple[TaskKind, ...], seen: bool = False) -> PreparedStatement:
     slots, taken = [], []
     for i, kind in enumerate(kinds):
         column = f"{kind.assignment_field}_id"
@@ -289,18 +305,28 @@ def _lease_new_sql(kinds: tuple[TaskKind, ...]) -> PreparedStatement:
         ids = ", ".join("id" if other is kind else "NULL::bigint" for other in TASK_KINDS)
         on_left = "%(experimental_on_left)s" if kind.is_side_by_side else "NULL::boolean"
         taken.append(f"SELECT {ids}, {on_left} FROM slot_{kind.name}")
+    # The order of the kinds comes from `task_order`; the statement depends on each kind's overlap.
+    settings = (
+        "".join(f" AND c.{kind.overlap_field} = %(overlap_{kind.name})s" for kind in kinds)
+        + " AND c.auto_same_identical = %(auto_same)s AND c.task_order = %(task_order)s"
+    )
     return PreparedStatement(
         _LEASE_NEW.format(
-            open=_OPEN, mine=_MINE, slots=",".join(slots), taken=" UNION ALL ".join(taken), pages=_pages_sql()
+            open=_open_sql(settings if seen else None),
+            mine=_MINE,
+            slots=",".join(slots),
+            taken=" UNION ALL ".join(taken),
+            pages=_pages_sql(),
         )
     )
 
 
 @dataclass(frozen=True)
 class NewLease:
-    open: bool  # the campaign is open to the annotator (`_OPEN`): else nothing was taken
+    open: bool  # the campaign is open to the annotator (`_OPEN`, with `seen` `_SEEN`): else nothing was taken
     held: bool  # they hold a lease to go back to: then nothing was taken
     lease: Assignment | None  # the lease taken, if any, with its page
+    locked: tuple | None = None  # the row the `lock` statement read, when it reads one
 
 
 def lease_new(
@@ -310,11 +336,13 @@ def lease_new(
     campaign,
     now: datetime,
     expires: datetime,
-    lock: bool = False,
+    lock: str = "",
+    seen: bool = False,
 ) -> NewLease:
     """Lease the annotator an unseen open task of the first of `kinds` that has one, from a random point of
     its shuffle order, in one statement that reads its page too (`selectors.workbench.PAGE_ROW`); with
-    `lock`, after taking the annotator's lock in the same round trip (`_LOCK`)."""
+    `lock` (`lock_sql()`, or another statement that takes the same lock), after it in the same round trip
+    (`_LOCK`); with `seen`, `campaign` and `kinds` are as this process saw them last (`_SEEN`)."""
     params = {
         "annotator": annotator.pk,
         "campaign": campaign.pk,
@@ -323,11 +351,17 @@ def lease_new(
         "auto_same": campaign.auto_same_identical,
         "experimental_on_left": random.random() < 0.5,
         "depth": campaign.gsb_depth,
+        **(_seen_params(campaign) if seen else {}),
     }
     for kind in kinds:
         params[f"overlap_{kind.name}"] = kind.overlap(campaign)
         params[f"start_{kind.name}"] = random.randrange(SHUFFLE_KEYS)
-    return _lease_take(_lease_new_sql(kinds), params, annotator, campaign, now, expires, lock, repeat=False)
+    statement = _lease_new_sql(kinds, seen)
+    return _lease_take(statement, params, annotator, campaign, now, expires, lock, repeat=False)
+
+
+def _seen_params(campaign) -> dict:
+    return {"repeat_rate": campaign.repeat_rate, "task_order": campaign.task_order}
 
 
 # `assignment._repeat_lease`: one of the annotator's answers in the campaign, not among their last `gap`, of a
@@ -368,15 +402,27 @@ SELECT EXISTS (SELECT 1 FROM open), EXISTS (SELECT 1 FROM mine), leased.*, {page
 
 
 @functools.cache
-def _repeat_lease_new_sql() -> PreparedStatement:
-    return PreparedStatement(_REPEAT_LEASE_NEW.format(open=_OPEN, mine=_MINE, free=_FREE, pages=_pages_sql()))
+def _repeat_lease_new_sql(seen: bool = False) -> PreparedStatement:
+    return PreparedStatement(
+        _REPEAT_LEASE_NEW.format(
+            open=_open_sql("" if seen else None), mine=_MINE, free=_FREE, pages=_pages_sql()
+        )
+    )
 
 
 def repeat_lease_new(
-    *, annotator, campaign, now: datetime, expires: datetime, gap: int, choices: int, lock: bool = False
+    *,
+    annotator,
+    campaign,
+    now: datetime,
+    expires: datetime,
+    gap: int,
+    choices: int,
+    lock: str = "",
+    seen: bool = False,
 ) -> NewLease:
     """Lease the annotator a repeat of one of their earlier answers, in one statement (the rule is
-    `assignment._repeat_lease`'s); with `lock`, after taking the annotator's lock in the same round trip."""
+    `assignment._repeat_lease`'s); `lock` and `seen` as in `lease_new`."""
     params = {
         "annotator": annotator.pk,
         "campaign": campaign.pk,
@@ -386,24 +432,28 @@ def repeat_lease_new(
         "choices": choices,
         "pick": random.random(),
         "depth": campaign.gsb_depth,
+        **(_seen_params(campaign) if seen else {}),
     }
-    return _lease_take(_repeat_lease_new_sql(), params, annotator, campaign, now, expires, lock, repeat=True)
+    statement = _repeat_lease_new_sql(seen)
+    return _lease_take(statement, params, annotator, campaign, now, expires, lock, repeat=True)
 
 
 def _lease_take(
-    statement: PreparedStatement, params, annotator, campaign, now, expires, lock: bool, *, repeat: bool
+    statement: PreparedStatement, params, annotator, campaign, now, expires, lock: str, *, repeat: bool
 ) -> NewLease:
-    """Run a new lease's statement (after the lock's, in one string, with `lock`) and read what it wrote
-    (`_LEASE_NEW`'s columns) as the ORM would, with its page."""
+    """Run a new lease's statement (after `lock`, in one string) and read what it wrote (`_LEASE_NEW`'s
+    columns) as the ORM would, with its page."""
     sql = statement.text()
+    locked = None
     with connection.cursor() as cursor:
         # Django's psycopg cursors bind on the client: the string goes as one simple query.
-        cursor.execute(_lock_sql() + sql if lock else sql, params)
+        cursor.execute(f"{lock};\n{sql}" if lock else sql, params)
         if lock:
-            cursor.nextset()  # past the lock's rows
+            locked = cursor.fetchone()
+            cursor.nextset()
         is_open, held, pk, relevance_task_id, side_by_side_task_id, on_left, *pages = cursor.fetchone()
     if pk is None:
-        return NewLease(is_open, held, None)
+        return NewLease(is_open, held, None, locked)
     lease = Assignment(
         pk=pk,
         annotator=annotator,
@@ -418,4 +468,4 @@ def _lease_take(
     )
     width = task_page_width(RELEVANCE)
     setattr(lease, PAGE_ROW, tuple(pages[:width] if relevance_task_id is not None else pages[width:]))
-    return NewLease(is_open, held, lease)
+    return NewLease(is_open, held, lease, locked)

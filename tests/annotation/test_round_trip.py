@@ -31,6 +31,7 @@ from annotation.services import round_trip
 from annotation.services.assignment import REPEAT_GAP, task_next, task_next_in
 from annotation.services.campaigns import campaign_import
 from annotation.services.labels import judgment_submit, preference_submit
+from annotation.services.people import campaign_members_set
 from annotation.services.tokens import token_get_or_create
 from annotation.task_kinds import RELEVANCE, SIDE_BY_SIDE
 
@@ -220,25 +221,82 @@ def test_a_new_lease_comes_with_the_annotators_lock_in_one_round_trip_outside_a_
 def test_the_apis_next_task_reads_the_campaign_then_leases_with_the_lock_outside_a_transaction(
     bundle_data, make_user
 ):
-    """POST next-task: the campaign with whether they are a member, without the lock; then the lock and the
-    lease as one string. No BEGIN and COMMIT; a lease to go back to takes the general path, in one."""
+    """POST next-task, in autocommit: the first in a process reads the campaign with whether they are a
+    member, without the lock, then sends the lock and the lease as one string; once it has seen the
+    campaign, the lock reads it and the lease built from what was seen goes with it, one string in all. A
+    lease to go back to takes the general path, in a transaction."""
     campaign = campaign_import(bundle=parse_bundle(bundle_data, "small.json"))
-    user = make_user("ann", "annotator")
+    user, other = make_user("ann", "annotator"), make_user("bob", "annotator")
 
-    def next_task():
-        return task_next_in(annotator=user, campaign_id=campaign.pk)
+    def next_task(annotator):
+        return task_next_in(annotator=annotator, campaign_id=campaign.pk)
 
-    lease, [(read, read_in_transaction), (sql, in_transaction)] = sent_in_transaction(next_task)
+    lease, [(read, read_in_transaction), (sql, in_transaction)] = sent_in_transaction(lambda: next_task(user))
     assert not read_in_transaction and not in_transaction
     assert "FOR " not in read and "annotation_campaign_members" in read
     lock, lease_statement = sql.split(";\n")
     assert "FOR KEY SHARE OF c FOR NO KEY UPDATE OF u" in lock
     assert lease_statement.startswith("EXECUTE ")
     assert Assignment.objects.get(pk=lease.pk).annotator == user
-    again, sent = sent_in_transaction(next_task)
+
+    seen, [(sql, in_transaction)] = sent_in_transaction(lambda: next_task(other))
+    assert not in_transaction
+    lock, lease_statement = sql.split(";\n")
+    assert "FOR KEY SHARE OF c FOR NO KEY UPDATE OF u" in lock and "annotation_campaign_members" in lock
+    assert lease_statement.startswith("EXECUTE ")
+    assert Assignment.objects.get(pk=seen.pk).annotator == other
+    assert seen.campaign.name == campaign.name and seen.relevance_task_id != lease.relevance_task_id
+
+    again, sent = sent_in_transaction(lambda: next_task(user))
     assert again.pk == lease.pk
-    assert not any(in_transaction for _, in_transaction in sent[:2])
-    assert sent[2:] and all(in_transaction for _, in_transaction in sent[2:])
+    assert not sent[0][1]
+    assert sent[1:] and all(in_transaction for _, in_transaction in sent[1:])
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_campaign_changed_since_it_was_seen_is_leased_from_as_it_is_now(bundle_data, make_user):
+    """The next-task's statement built from the campaign as this process saw it takes nothing once a setting
+    it was built from has changed (here the order of the kinds); the lease then follows the campaign as it
+    is, read again, and the change is what is seen next."""
+    campaign = campaign_import(bundle=parse_bundle(bundle_data, "small.json"))
+    first, second, third = (make_user(name, "annotator") for name in ("ann", "bob", "cat"))
+    assert task_next_in(annotator=first, campaign_id=campaign.pk).relevance_task_id is not None
+    Campaign.objects.filter(pk=campaign.pk).update(task_order="side_by_side_first", name="Renamed")
+    lease, sent = sent_in_transaction(lambda: task_next_in(annotator=second, campaign_id=campaign.pk))
+    assert lease.side_by_side_task_id is not None and lease.campaign.name == "Renamed"
+    assert len(sent) == 2 and not any(in_transaction for _, in_transaction in sent)  # seen; read, leased
+    lease, sent = sent_in_transaction(lambda: task_next_in(annotator=third, campaign_id=campaign.pk))
+    assert lease.side_by_side_task_id is not None and len(sent) == 1
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(
+    ("change", "refused"),
+    [
+        ("archived", TaskErrorCode.ARCHIVED),
+        ("membership ended", None),  # not theirs to see: 404
+        ("a reviewer's membership ended", TaskErrorCode.NOT_MEMBER),  # theirs to see, not to work on
+    ],
+)
+def test_a_campaign_seen_then_closed_to_the_annotator_leases_them_nothing(
+    bundle_data, make_user, change, refused
+):
+    """What the campaign as seen would allow, the lock's read and the statement's check refuse."""
+    campaign = campaign_import(bundle=parse_bundle(bundle_data, "small.json"))
+    member = make_user("ann", "annotator")
+    other = make_user("bob", "annotator", *(["reviewer"] if "reviewer" in change else []))
+    if change != "archived":
+        campaign_members_set(campaign=campaign, open_to_all=False, members=[member, other])
+    assert task_next_in(annotator=member, campaign_id=campaign.pk) is not None  # the campaign seen
+    if change == "archived":
+        Campaign.objects.filter(pk=campaign.pk).update(archived_at=datetime.now(tz=UTC))
+    else:
+        campaign.members.remove(other)
+    with pytest.raises(TaskError if refused else Campaign.DoesNotExist) as raised:
+        task_next_in(annotator=other, campaign_id=campaign.pk)
+    if refused:
+        assert raised.value.code == refused
+    assert not Assignment.objects.filter(annotator=other).exists()
 
 
 @pytest.mark.django_db(transaction=True)
@@ -445,16 +503,16 @@ def _label_round_trip(path: str, client, campaign, assignment_id: int) -> tuple[
 
 
 # The statements of a relevance label with the next task: the assignment, the label; the annotator's lock
-# and the lease with its page (in two requests, the campaign read before them); without Redis the session
-# and the signed-in user (web) or the token's user (per API request). Then the strings they go in: the lock
-# and the lease are one, without BEGIN and COMMIT (which would count in both).
+# and the lease with its page (in two requests, the lock reads the campaign as well); without Redis the
+# session and the signed-in user (web) or the token's user (per API request). Then the strings they go in:
+# the lock and the lease are one, without BEGIN and COMMIT (which would count in both).
 ROUND_TRIP_STATEMENTS = {
     ("web", True): (4, 3),
     ("api", True): (4, 3),
-    ("api in two", True): (5, 4),
+    ("api in two", True): (4, 3),
     ("web", False): (6, 5),
     ("api", False): (5, 4),
-    ("api in two", False): (7, 6),
+    ("api in two", False): (6, 5),
 }
 
 
@@ -477,10 +535,14 @@ def test_a_label_with_the_next_task_and_a_repeat_take_the_same_statements(
         reverse("annotation:task", args=[campaign.pk, current]) if path == "web" else f"/api/tasks/{current}/"
     )
     assert client.get(page).status_code == 200  # the session or token read, into the cache if any
+    if path == "api in two":  # the campaign seen by next-task (the held lease back), as in a worker's use
+        assert client.post(f"/api/campaigns/{campaign.pk}/next-task/").json()["id"] == current
     for _ in range(REPEAT_GAP + 1):
         *counts, current = _label_round_trip(path, client, campaign, current)
         assert tuple(counts) == ROUND_TRIP_STATEMENTS[path, cached]
     Campaign.objects.filter(pk=campaign.pk).update(repeat_rate=0.5)
+    if path == "api in two":  # the first next-task after a change reads the campaign again (below)
+        assert client.post(f"/api/campaigns/{campaign.pk}/next-task/").json()["id"] == current
     with monkeypatch.context() as drawn:
         drawn.setattr(random, "random", lambda: 0.0)  # the next hand-out draws a repeat
         *counts, current = _label_round_trip(path, client, campaign, current)
@@ -541,6 +603,14 @@ def test_the_prepared_statements_parameters_have_the_types_of_what_is_sent(
             sent.append((sql.split(";\n")[-1], params))
         return execute(sql, params, many, context)
 
+    def answer(lease):
+        if lease.relevance_task_id:
+            judgment_submit(annotator=lease.annotator, task=lease.relevance_task, grade=1, seconds_spent=2.5)
+        else:
+            preference_submit(
+                annotator=lease.annotator, task=lease.side_by_side_task, side="left", strength=2
+            )
+
     with connection.execute_wrapper(note):
         for order in ("relevance_first", "side_by_side_first"):
             campaign.task_order = order
@@ -548,13 +618,20 @@ def test_the_prepared_statements_parameters_have_the_types_of_what_is_sent(
                 lease = task_next(annotator=user, campaign=campaign)
                 if lease is None:
                     break
-                if lease.relevance_task_id:
-                    judgment_submit(annotator=user, task=lease.relevance_task, grade=1, seconds_spent=2.5)
-                else:
-                    preference_submit(annotator=user, task=lease.side_by_side_task, side="left", strength=2)
+                answer(lease)
+        # The API's next-task, from the campaign as seen (`round_trip._SEEN`): a lease in either order, then
+        # a repeat's.
+        other = make_user("bob", "annotator")
+        for order in ("relevance_first", "side_by_side_first"):
+            Campaign.objects.filter(pk=campaign.pk).update(task_order=order)
+            for _ in range(REPEAT_GAP):
+                answer(task_next_in(annotator=other, campaign_id=campaign.pk))
+        Campaign.objects.filter(pk=campaign.pk).update(repeat_rate=0.5)
         campaign.repeat_rate = 0.5
         monkeypatch.setattr(random, "random", lambda: 0.3)  # a repeat drawn, not the latest candidate
         assert task_next(annotator=user, campaign=campaign).repeat
+        answer(task_next_in(annotator=other, campaign_id=campaign.pk))  # the change seen
+        assert task_next_in(annotator=other, campaign_id=campaign.pk).repeat
     checked = set()
     for sql, params in sent:
         name, parameters = executed(sql)
@@ -568,4 +645,6 @@ def test_the_prepared_statements_parameters_have_the_types_of_what_is_sent(
             if value is not None:
                 assert type_ in TYPES_OF[type(value)], (parameter, value, type_)
         checked.add(name)
-    assert len(checked) == 5  # a lease in either order, a repeat's, a grade's and a verdict's statement
+    # A lease in either order and a repeat's, each also as built from the campaign seen; a grade's and a
+    # verdict's statement.
+    assert len(checked) == 8
