@@ -30,8 +30,9 @@ PostgreSQL's (every process named postgres: the bench's database is the only bus
 counts the SQL statements of each path. Sessions and the cache are in Redis (BENCH_REDIS, `--no-redis` for the
 database), as in production. Targets: at most 5 ms of server CPU and 6 SQL statements per label on every
 path. `--in-process` measures only that (no gunicorn, no clients), then splits a web label's CPU into its
-parts (`web_label_parts`) and prints what one round trip to PostgreSQL and to the cache costs this process
-(`round_trip_costs`); BENCH_DATABASE names the database.
+parts (`web_label_parts`), prints what one round trip to PostgreSQL and to the cache costs this process
+(`round_trip_costs`), and the API's next-task as a process's first in its campaign against once it has seen
+it (`next_task_costs`); BENCH_DATABASE names the database.
 Afterwards it checks that no task holds more labels than its overlap and that
 every answer was a success (200 or 201) stored.
 """
@@ -528,6 +529,44 @@ def round_trip_costs(rounds: int = 2000) -> list[tuple[str, float]]:
     return costs
 
 
+def next_task_costs(campaign: int, blocks: int = 16, calls: int = 60) -> dict[str, float]:
+    """CPU milliseconds of the API's next-task service (`task_next_in`) in this process, the median of
+    `blocks` blocks' medians, the two cases taking turns: a process's first call in its campaign (the
+    campaign read, then the lock and the lease) and a call once it has seen it (the lock reads it, the lease
+    goes with it: `round_trip._SEEN`); the first case made by emptying what the process has seen before
+    the call. Fresh annotators, each lease marked submitted after its call (outside the clock): every call
+    takes a new lease."""
+    from django.contrib.auth import get_user_model
+    from django.contrib.auth.models import Group
+
+    from annotation.models import Assignment
+    from annotation.services import assignment
+
+    users = get_user_model().objects.bulk_create(
+        get_user_model()(username=f"next{i}", password="!") for i in range(calls)
+    )
+    Group.objects.get(name="annotator").user_set.add(*users)
+    first, seen = "first in the campaign", "campaign seen"
+
+    def call(user, case: str) -> float:
+        if case == first:
+            assignment._campaigns_seen.clear()
+        started = time.process_time()
+        lease = assignment.task_next_in(annotator=user, campaign_id=campaign)
+        spent = time.process_time() - started
+        Assignment.objects.filter(pk=lease.pk).update(status=Assignment.Status.SUBMITTED)
+        return spent
+
+    for user in users[:10]:  # warm: statements prepared, the process's caches
+        call(user, seen)
+        call(user, first)
+    medians: dict[str, list[float]] = {first: [], seen: []}
+    for block in range(blocks):
+        for case in (first, seen) if block % 2 else (seen, first):
+            medians[case].append(statistics.median(call(user, case) for user in users) * 1000)
+    return {case: statistics.median(values) for case, values in medians.items()}
+
+
 def costs_print(costs: list[tuple[str, float, float, int, float]]) -> None:
     for name, milliseconds, mean, most, strings in costs:
         print(
@@ -611,6 +650,7 @@ def main() -> None:
                 costs = in_process(campaign, tokens[0], args.rounds)
                 total, parts = web_label_parts(campaign, args.rounds)
                 trips = round_trip_costs()
+                next_task = next_task_costs(campaign)
                 load = load_average()
             print(
                 f"sessions and cache in {'the database' if args.no_redis else 'Redis'}; "
@@ -624,6 +664,8 @@ def main() -> None:
             print(f"  {'the rest':19} {rest:6.2f} ms (middleware, URL, form check, messages, test client)")
             for name, microseconds in trips:
                 print(f"a round trip, {name}: {microseconds:.0f} us CPU")
+            for case, milliseconds in next_task.items():
+                print(f"the API's next-task service, {case}: {milliseconds:.3f} ms CPU (median of blocks)")
             return
         connections.close_all()
         floor = serving_floor(args.annotators, args.seconds / 3, args.loaded)
