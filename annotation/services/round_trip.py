@@ -323,7 +323,7 @@ def _lease_new_sql(kinds: tuple[TaskKind, ...], seen: bool = False) -> PreparedS
 
 @dataclass(frozen=True)
 class NewLease:
-    open: bool  # the campaign is open to the annotator (`_OPEN`, with `seen` `_SEEN`): else nothing was taken
+    open: bool  # the campaign is open to the annotator (`_OPEN`; with `seen`, `_SEEN` too): else none taken
     held: bool  # they hold a lease to go back to: then nothing was taken
     lease: Assignment | None  # the lease taken, if any, with its page
     locked: tuple | None = None  # the row the `lock` statement read, when it reads one
