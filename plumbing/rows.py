@@ -7,6 +7,8 @@ from dataclasses import dataclass
 
 from django.db import connection
 from django.db.models import Model
+from django.db.models.base import ModelState
+from django.db.models.signals import post_init, pre_init
 from psycopg import _queries as psycopg_queries
 
 # psycopg turns a statement's placeholders into its own once and keeps the result, but only for statements of
@@ -58,7 +60,36 @@ def instance_at[M: Model](model: type[M], row: tuple, start: int = 0) -> tuple[M
     for position, column, converters in known.converters:
         for convert in converters:
             values[position] = convert(values[position], column, connection)
-    return model.from_db(connection.alias, known.attnames, values), end
+    return instance_of(model, known.attnames, values), end
+
+
+def instance_of[M: Model](model: type[M], attnames: tuple[str, ...], values: list) -> M:
+    """`model.from_db(alias, attnames, values)`: the fields named in `attnames` (in field order) loaded, any
+    other deferred. Built without `Model.__init__` when it would do no more than store the values: its loop
+    over every field and its two signals were most of the cost of a dozen instances a label (a campaign has
+    35 fields)."""
+    if not _plain_build(model) or pre_init.has_listeners(model) or post_init.has_listeners(model):
+        return model.from_db(connection.alias, attnames, values)
+    instance = model.__new__(model)
+    state = ModelState()
+    state.adding, state.db = False, connection.alias
+    fields = instance.__dict__
+    fields["_state"] = state
+    fields.update(zip(attnames, values, strict=True))
+    return instance
+
+
+_PLAIN_BUILD: dict[type[Model], bool] = {}
+
+
+def _plain_build(model: type[Model]) -> bool:
+    """Whether the model builds as `Model` does: neither it nor a class between overrides `__init__` or
+    `from_db`."""
+    plain = _PLAIN_BUILD.get(model)
+    if plain is None:
+        own = model.__mro__[: model.__mro__.index(Model)]
+        plain = _PLAIN_BUILD[model] = not any("__init__" in vars(c) or "from_db" in vars(c) for c in own)
+    return plain
 
 
 def placeholders(count: int) -> str:

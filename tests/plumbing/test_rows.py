@@ -3,6 +3,7 @@
 import pytest
 from django.contrib.auth import get_user_model
 from django.db import connection
+from django.db.models.signals import post_init
 from django.test.utils import CaptureQueriesContext
 from psycopg import _queries
 
@@ -37,6 +38,49 @@ def test_an_instance_holds_what_the_orm_reads(campaign, model):
     assert instance._state.adding is False and instance._state.db == "default"
     if model is Campaign:
         assert isinstance(instance.scale, list) and isinstance(instance.cutoffs, list)
+
+
+@pytest.mark.parametrize("model", [Campaign, Document, Assignment])
+def test_an_instance_is_the_one_from_db_builds(campaign, make_user, model):
+    """Built without `Model.__init__`, the instance is `from_db`'s: the same values, deferred fields, state,
+    and it saves as an update of its row."""
+    task_next(annotator=make_user("a1", "annotator"), campaign=campaign)
+    stored = model.objects.order_by("pk").first()
+    attnames = tuple(field.attname for field in model._meta.concrete_fields)
+    values = [getattr(stored, name) for name in attnames]
+    pairs = [(attnames, values), (attnames[:1] + attnames[3:], values[:1] + values[3:])]
+    for names, row in pairs:
+        built, expected = rows.instance_of(model, names, row), model.from_db("default", names, row)
+        assert type(built) is model
+        assert {k: v for k, v in vars(built).items() if k != "_state"} == {
+            k: v for k, v in vars(expected).items() if k != "_state"
+        }
+        assert built.get_deferred_fields() == expected.get_deferred_fields()
+        assert (built._state.adding, built._state.db) == (False, "default")
+    # A deferred field loads on first use, as from the ORM; a save updates the row rather than adding one.
+    assert getattr(built, attnames[1]) == values[1]
+    count = model.objects.count()
+    built.save()
+    assert model.objects.count() == count
+
+
+def test_an_instance_is_built_by_from_db_while_something_listens_to_its_init(campaign):
+    seen = []
+
+    def listener(sender, instance, **kwargs):
+        seen.append(instance)
+
+    stored = Document.objects.order_by("pk").first()
+    attnames = tuple(field.attname for field in Document._meta.concrete_fields)
+    values = [getattr(stored, name) for name in attnames]
+    post_init.connect(listener, sender=Document)
+    try:
+        built = rows.instance_of(Document, attnames, values)
+    finally:
+        post_init.disconnect(listener, sender=Document)
+    assert seen == [built]
+    rows.instance_of(Document, attnames, values)
+    assert seen == [built]
 
 
 def test_an_assignment_comes_with_its_campaign_and_task_in_one_statement(campaign, make_user):
@@ -124,3 +168,24 @@ def test_a_long_statement_is_converted_once(db):
         cursor.execute(statement, {"one": 1})
         assert cursor.fetchone() == (1,)
     assert _queries._query2pg_client.cache_info().hits == hits + 1
+
+
+class _TrackedDocument(Document):
+    """A model that does more when loaded: `instance_of` leaves it to its own `from_db`."""
+
+    class Meta:
+        proxy = True
+        app_label = "annotation"
+
+    @classmethod
+    def from_db(cls, db, field_names, values, **kwargs):
+        instance = super().from_db(db, field_names, values, **kwargs)
+        instance.loaded_title = instance.title
+        return instance
+
+
+def test_a_model_with_its_own_from_db_is_built_by_it(campaign):
+    stored = Document.objects.order_by("pk").first()
+    attnames = tuple(field.attname for field in Document._meta.concrete_fields)
+    built = rows.instance_of(_TrackedDocument, attnames, [getattr(stored, name) for name in attnames])
+    assert type(built) is _TrackedDocument and built.loaded_title == stored.title
