@@ -389,39 +389,44 @@ def web_label(browser, page: dict) -> None:
     page["html"] = response.text
 
 
+def api_labeller(campaign: int, token: str, *, two_requests: bool):
+    """A function that labels the API's next task as a script would, each call one label: a judgment with
+    `?next=true`, or with `two_requests` the judgment then POST next-task. The first call takes the task the
+    annotator holds (or the next) from next-task."""
+    from django.test import Client
+
+    api = Client(headers={"X-Forwarded-Proto": "https", "Authorization": f"Token {token}"})
+    next_task_url = f"/api/campaigns/{campaign}/next-task/"
+    held: dict = {"next": None}
+
+    def label() -> None:
+        if held["next"] is None:
+            held["next"] = api.post(next_task_url, secure=True).json()
+        task = held["next"]
+        data = {"grade": 1} if task["kind"] == "relevance" else {"verdict": "same"}
+        url = f"/api/tasks/{task['id']}/judgment/" + ("" if two_requests else "?next=true")
+        response = api.post(url, data, "application/json", secure=True)
+        assert response.status_code == 201, response.status_code
+        if two_requests:
+            held["next"] = api.post(next_task_url, secure=True).json()
+        else:
+            held["next"] = response.json()["next"]
+
+    return label
+
+
 def in_process(campaign: int, token: str, rounds: int = 100) -> list[tuple[str, float, float, int, float]]:
     """Per request inside this process (Django's test client: no HTTP, no concurrency), one annotator:
     (what, CPU milliseconds, mean and most SQL statements, mean strings sent: the annotator's lock and a new
     lease go as one; a transaction's BEGIN and COMMIT count in both) for /healthz, the read-only task page,
     a label with the next task on the web path and on the API path (a judgment with `?next=true`)."""
     from django.db import connection
-    from django.test import Client
     from django.test.utils import CaptureQueriesContext
 
     browser, page = workbench_open(campaign, "bench0")
     task_url = TASK_URL.search(page["html"])[1]
-    api = Client(headers={"X-Forwarded-Proto": "https", "Authorization": f"Token {token}"})
-
-    api_task: dict = {"next": None}
-
-    def api_label():
-        if api_task["next"] is None:  # the first: the task held since the web path's last label
-            api_task["next"] = api.post(f"/api/campaigns/{campaign}/next-task/", secure=True).json()
-        task = api_task["next"]
-        data = {"grade": 1} if task["kind"] == "relevance" else {"verdict": "same"}
-        url = f"/api/tasks/{task['id']}/judgment/?next=true"
-        response = api.post(url, data, "application/json", secure=True)
-        assert response.status_code == 201, response.status_code
-        api_task["next"] = response.json()["next"]
-
-    def api_two_requests():
-        if api_task["next"] is None:
-            api_task["next"] = api.post(f"/api/campaigns/{campaign}/next-task/", secure=True).json()
-        task = api_task["next"]
-        data = {"grade": 1} if task["kind"] == "relevance" else {"verdict": "same"}
-        response = api.post(f"/api/tasks/{task['id']}/judgment/", data, "application/json", secure=True)
-        assert response.status_code == 201, response.status_code
-        api_task["next"] = api.post(f"/api/campaigns/{campaign}/next-task/", secure=True).json()
+    api_label = api_labeller(campaign, token, two_requests=False)
+    api_two_requests = api_labeller(campaign, token, two_requests=True)
 
     requests_ = (
         ("/healthz", lambda: browser.get("/healthz", secure=True)),
