@@ -12,7 +12,6 @@ from rest_framework import serializers
 from rest_framework.renderers import JSONRenderer
 
 from annotation.api.serializers import (
-    FieldsOnceSerializer,
     GradeSerializer,
     LabelRequestSerializer,
     LabelSerializer,
@@ -22,6 +21,7 @@ from annotation.api.serializers import (
 from annotation.bundle import parse_bundle
 from annotation.models import Assignment
 from annotation.services.campaigns import campaign_import
+from plumbing.serializers import FieldsOnceSerializer
 from tests.factories import SMALL_BUNDLE
 
 
