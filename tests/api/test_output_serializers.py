@@ -114,11 +114,13 @@ def walked_bundle() -> dict:
 def test_shared_fields_answer_as_drfs_own(db, monkeypatch, client_for):
     """Every task and label an annotator's walk answers with (relevance and side by side, repeats, labels
     with and without comments, intents, marks and strengths, changed labels) is, to the byte, what DRF makes
-    of the same instance with fields of the serializer's own, at every level of nesting."""
+    of the same instance with fields of the serializer's own and its own loop, at every level of nesting."""
     renderer, seen = JSONRenderer(), Counter()
 
+    plain = FieldsOnceSerializer.to_representation  # its nested fields call `both` in turn
+
     def both(serializer, instance):
-        shared = serializers.Serializer.to_representation(serializer, instance)
+        shared = plain(serializer, instance)
         own = type("Own", (type(serializer),), {"fields": serializers.Serializer.__dict__["fields"]})()
         assert "fields" not in vars(own)
         standard = serializers.Serializer.to_representation(own, instance)  # nested ones: `both` again
@@ -162,3 +164,54 @@ def test_shared_fields_answer_as_drfs_own(db, monkeypatch, client_for):
     assert seen["TaskSerializer"] > 20 and seen["LabelSerializer"] > 10 and seen["TaskIntentSerializer"]
     assert seen["CurrentLabelSerializer"] and seen["TaskGradeSerializer"] and seen["TaskDocumentSerializer"]
     assert Assignment.objects.filter(repeat=True, finished_at__isnull=False).count() > 2
+
+
+class Edges(FieldsOnceSerializer):
+    """Each way DRF reads a field's value that the plain `getattr` must leave to it."""
+
+    plain = serializers.CharField()
+    missing_optional = serializers.CharField(required=False)
+    missing_with_default = serializers.CharField(required=False, default="fallback")
+    missing_nullable = serializers.CharField(allow_null=True)
+    nothing = serializers.CharField(allow_null=True)
+    method = serializers.CharField()
+    dotted = serializers.CharField(source="inner.text")
+    whole = serializers.CharField(source="*")
+    gone = serializers.IntegerField(allow_null=True)
+    written = serializers.CharField(write_only=True)
+    child = TaskGradeSerializer(required=False)
+
+
+class _Gone:
+    @property
+    def gone(self):
+        raise Assignment.DoesNotExist
+
+    def __str__(self):
+        return "the whole"
+
+
+def test_the_plain_reads_answer_as_drfs_loop():
+    def drf(instance):
+        return serializers.Serializer.to_representation(Edges(), instance)
+
+    instance = _Gone()
+    instance.plain, instance.nothing, instance.method = "p", None, lambda: "called"
+    instance.inner = SimpleNamespace(text="deep")
+    instance.child = SimpleNamespace(value=1, label="ok", description="", key="1")
+    mapping = {"plain": "p", "nothing": None, "method": "m", "inner": {"text": "deep"}, "gone": 3}
+    for shown in (instance, mapping):
+        assert Edges(shown).data == drf(shown)
+    assert Edges(instance).data == {
+        "plain": "p",
+        "missing_with_default": "fallback",
+        "missing_nullable": None,
+        "nothing": None,
+        "method": "called",
+        "dotted": "deep",
+        "whole": "the whole",
+        "gone": None,
+        "child": {"value": 1, "label": "ok", "description": "", "key": "1"},
+    }
+    with pytest.raises(AttributeError):
+        _ = Edges(SimpleNamespace()).data  # a required field missing: DRF's message
