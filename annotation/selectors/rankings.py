@@ -116,10 +116,9 @@ def listed_documents_of(
     found: str | list | None, *packed: bytes | memoryview | None, depth: int
 ) -> tuple[list[Document], ...]:
     """`listed_documents` from the documents `LISTED_DOCUMENTS` read (title, url and body only, the rest
-    deferred)."""
+    deferred as a queryset's `only()` leaves them)."""
     width = DOCUMENT_PK_DTYPE.itemsize
     found = json.loads(found) if isinstance(found, str) else found or []
-    # The other fields deferred, as a queryset's `only()` leaves them.
     by_pk = {entry[0]: rows.instance_of(Document, _LISTED_FIELDS, entry) for entry in found}
     lists = [document_pks_unpack(bytes(documents or b"")[: depth * width]).tolist() for documents in packed]
     return tuple([by_pk[pk] for pk in pks] for pks in lists)
