@@ -7,10 +7,11 @@ Seeds a campaign as bench/annotate.py does, in a database of its own (BENCH_DATA
 judgeboard_bench_instructions), then for each label path (web, API `?next=true`, API in two requests) runs
 one process under `valgrind --tool=callgrind --instr-atstart=no`: it signs in, labels 30 tasks to warm up,
 turns the count on (`callgrind_control -i on`), labels `--labels` tasks, and turns it off. Prints each
-path's instructions a label, in millions. Django's test client is counted with the server's work (the same
-in any two versions compared); PostgreSQL and Redis are not (other processes). The count moves by about 1 %
-between runs of the same code (which tasks come up, a cache's state). Needs Valgrind (`apt-get install
-valgrind`).
+path's instructions a label, in millions. The paths take their turns on the one campaign, each going on
+from where the one before left it, in any version alike. Django's test client is counted with the server's
+work (the same in any two versions compared); PostgreSQL and Redis are not (other processes). The count
+moves by about 1–2 % between runs of the same code (which tasks come up, a cache's state). Needs Valgrind
+(`apt-get install valgrind`).
 """
 
 import argparse
@@ -86,14 +87,13 @@ def main() -> None:
     if args.child:
         child(args.child, args.labels, redis, json.loads(args.seeded))
         return
-    annotate.setup_django(redis=redis)  # the settings collectstatic needs
+    annotate.setup_django(redis=redis)  # the settings collectstatic and the seeding need
     annotate.static_collect()  # the pages name their static files by the manifest
     annotate.psql(f"DROP DATABASE IF EXISTS {DATABASE} WITH (FORCE)")
     annotate.psql(f"CREATE DATABASE {DATABASE}")
     try:
-        # Seeded in a process of its own: the counted ones start from the same state.
-        seeding = [sys.executable, "-c", SEED, str(ROOT / "bench"), DATABASE, "0" if redis else "1"]
-        seeded = json.loads(subprocess.run(seeding, check=True, capture_output=True, text=True).stdout)
+        campaign, tokens = annotate.seed(2000, 5)
+        seeded = {"campaign": campaign, "tokens": tokens}
         revision = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=ROOT, capture_output=True)
         print(
             f"{revision.stdout.decode().strip()}: {args.labels} labels a path after {WARM_LABELS}, "
@@ -104,17 +104,6 @@ def main() -> None:
             print(f"{path:20s} {instructions:7.3f} M instructions a label", flush=True)
     finally:
         annotate.psql(f"DROP DATABASE IF EXISTS {DATABASE} WITH (FORCE)")
-
-
-SEED = """
-import json, sys
-sys.path.insert(0, sys.argv[1])
-import annotate
-annotate.DATABASE = sys.argv[2]
-annotate.setup_django(redis=sys.argv[3] == "0")
-campaign, tokens = annotate.seed(2000, 5)
-print(json.dumps({"campaign": campaign, "tokens": tokens}))
-"""
 
 
 if __name__ == "__main__":
