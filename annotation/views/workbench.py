@@ -21,22 +21,31 @@ from annotation.services.labels import label_submit
 
 # Where the page a workbench request answered with lives: a label's POST may answer with the next task.
 WORKBENCH_LOCATION = "X-Workbench-Location"
+# Set when the answer is only the part of the page that changes from task to task (`_workbench_part.html`):
+# the script swaps it in and keeps the head, top bar and scripts it has; without it, a whole page.
+WORKBENCH_PART = "X-Workbench-Part"
+LAYOUTS = {False: "annotation/_workbench_page.html", True: "annotation/_workbench_part.html"}
 
 
-def _render_task(request, assignment: Assignment):
+def _render_task(request, assignment: Assignment, *, part: bool = False):
     view = selectors.task_view(assignment=assignment)
     template = (
         "annotation/work_relevance.html"
         if isinstance(view, selectors.RelevanceTaskView)
         else "annotation/work_gsb.html"
     )
-    return render(request, template, {"task": view, "skip_reasons": SkipReason.choices})
+    context = {"task": view, "skip_reasons": SkipReason.choices, "layout": LAYOUTS[part]}
+    response = render(request, template, context)
+    if part:
+        response[WORKBENCH_PART] = "main"
+    return response
 
 
-def _work_page(request, campaign: Campaign):
+def _work_page(request, campaign: Campaign, *, part: bool = False):
     """The annotator's current task, leasing the next one when they hold none; its address in a header, for
-    the workbench's script to show when it swapped the page in place. When none may be handed to them any
-    more (their labels left out meanwhile), home with the reason."""
+    the workbench's script to show when it swapped the page in place (`part`: only what changes, for the
+    script). When none may be handed to them any more (their labels left out meanwhile), home with the
+    reason."""
     try:
         assignment = assignment_services.task_next(annotator=request.user, campaign=campaign)
     except TaskError as error:
@@ -46,7 +55,7 @@ def _work_page(request, campaign: Campaign):
         response = render(request, "annotation/work_done.html", {"campaign": campaign})
         response[WORKBENCH_LOCATION] = reverse("annotation:work", args=[campaign.pk])
         return response
-    response = _render_task(request, assignment)
+    response = _render_task(request, assignment, part=part)
     response[WORKBENCH_LOCATION] = reverse("annotation:task", args=[campaign.pk, assignment.pk])
     return response
 
@@ -108,7 +117,7 @@ def task(request, campaign_id: int, assignment_id: int):
     if not created:
         messages.success(request, _("Your earlier answer was changed."))
     if request.headers.get("X-Workbench") == "next":
-        return _work_page(request, assignment.campaign)
+        return _work_page(request, assignment.campaign, part=True)
     return redirect("annotation:work", campaign_id)
 
 

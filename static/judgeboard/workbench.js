@@ -22,10 +22,23 @@
     form.submit();
   };
 
-  const show = (html, location) => {
+  // `part`: the answer is the next task's title, messages and main only (X-Workbench-Part), swapped into
+  // this page, whose head, top bar and scripts stay; else a whole page, whose body replaces this one's.
+  const show = (html, location, part) => {
     const page = new DOMParser().parseFromString(html, "text/html");
     document.title = page.title;
-    document.body.replaceWith(page.body); // its scripts stay inert: this one keeps serving the new page
+    if (part) {
+      document.querySelectorAll("body > .messages").forEach((list) => list.remove());
+      const main = document.querySelector("main");
+      page.querySelectorAll("body > .messages").forEach((list) => main.before(list));
+      main.replaceWith(page.querySelector("main"));
+      // Switching the language comes back to the task shown, not to the page first loaded.
+      document.querySelectorAll("form.languages input[name=next]").forEach((input) => {
+        input.value = location;
+      });
+    } else {
+      document.body.replaceWith(page.body); // its scripts stay inert: this one keeps serving the new page
+    }
     history.replaceState(null, "", location);
     window.scrollTo(0, 0);
     mount();
@@ -52,7 +65,8 @@
     }
     const { kind, status } = document.querySelector("[data-workbench]").dataset;
     document.dispatchEvent(new CustomEvent("workbench:answered", { detail: { kind, status } }));
-    show(await response.text(), response.headers.get("X-Workbench-Location") || response.url);
+    const address = response.headers.get("X-Workbench-Location") || response.url;
+    show(await response.text(), address, response.headers.get("X-Workbench-Part") === "main");
   };
 
   const mount = () => {

@@ -8,6 +8,7 @@ from django.contrib.messages import get_messages
 from django.http import QueryDict
 from django.template.defaultfilters import truncatechars
 from django.urls import reverse
+from django.utils.html import escape
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -165,6 +166,28 @@ def test_workbench_post_answers_with_the_next_task(
     )
     assert Judgment.objects.get(annotator=annotator).grade == 1
     assert Assignment.objects.get(pk=following.assignment_id).status == Assignment.Status.LEASED
+
+
+def test_workbench_post_answers_with_the_part_of_the_page_that_changes(client, annotator, campaign):
+    """The script's POST gets the next task's title, messages and main, not the head or the top bar its page
+    keeps; a GET of a task, and the page without the script, get the whole page."""
+    page = client.get(work_url(campaign))
+    assert "X-Workbench-Part" not in page and b"<head>" in page.content and b'class="topbar"' in page.content
+    task = page.context["task"]
+    url = reverse("annotation:task", args=[campaign.pk, task.assignment_id])
+    part = client.post(url, {"grade": "1"}, headers={"X-Workbench": "next"})
+    html = part.content.decode()
+    assert part["X-Workbench-Part"] == "main"
+    assert "<head>" not in html and "topbar" not in html and "<script" not in html
+    assert html.count("<main") == 1 and 'data-workbench data-kind="relevance"' in html
+    assert f"<title>{escape(truncated(part.context['task'].query.text, 60))} · Judgeboard</title>" in html
+    # Changing the answer: the message comes with the part.
+    again = client.post(url, {"grade": "2"}, headers={"X-Workbench": "next"})
+    assert (
+        again["X-Workbench-Part"] == "main" and "Your earlier answer was changed." in again.content.decode()
+    )
+    whole = client.get(url)
+    assert "X-Workbench-Part" not in whole and b"<head>" in whole.content
 
 
 def test_workbench_post_of_the_last_task_answers_done(client, annotator, campaign):

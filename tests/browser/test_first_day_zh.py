@@ -83,9 +83,9 @@ def test_each_role_spends_a_first_day_in_chinese(chinese_demo, browser, live_ser
                 _near_duplicate_marking_said_in_chinese(page, shots)
         if len(seen) == 2:
             break
-        body = page.query_selector("body")
+        main = page.query_selector("main")
         page.keyboard.press("2")
-        page.wait_for_function("body => !body.isConnected", arg=body)
+        page.wait_for_function("main => !main.isConnected", arg=main)
     assert seen == {"relevance", "side_by_side"}
     page.keyboard.press("g")
     page.wait_for_selector("#wb-guidelines[open]")

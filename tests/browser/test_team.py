@@ -139,9 +139,9 @@ def test_a_team_sets_up_and_runs_a_review_in_the_browser(
             shoot(nora, shots, "workbench_phone")
         relevance = nora.query_selector(".wb-grade") is not None
         kinds.append("relevance" if relevance else "side_by_side")
-        body = nora.query_selector("body")
+        main = nora.query_selector("main")
         nora.keyboard.press("1")
-        nora.wait_for_function("body => !body.isConnected", arg=body)
+        nora.wait_for_function("main => !main.isConnected", arg=main)
     assert "side_by_side" in kinds
     done = Judgment.objects.filter(annotator__username="nora").count()
     done += Preference.objects.filter(annotator__username="nora").count()

@@ -88,15 +88,15 @@ def _bundle():
 
 
 def press_and_wait(page, key: str) -> None:
-    """Press a key that moves to another page: a label's answer (the next task, swapped in by the script
-    without a navigation) or `u` (a navigation)."""
+    """Press a key that moves to another page: a label's answer (the next task's main, swapped in by the
+    script without a navigation) or `u` (a navigation)."""
     if key == "u":
         with page.expect_navigation():
             page.keyboard.press(key)
         return
-    body = page.query_selector("body")
+    main = page.query_selector("main")
     page.keyboard.press(key)
-    page.wait_for_function("body => !body.isConnected", arg=body)
+    page.wait_for_function("main => !main.isConnected", arg=main)
 
 
 def test_annotator_works_by_keyboard(transactional_db, browser_page, screenshot_dir, make_user):
@@ -132,7 +132,13 @@ def test_annotator_works_by_keyboard(transactional_db, browser_page, screenshot_
             page.keyboard.press("Escape")
         sources.append(page.content())
         pressed[title] = -1 if key == "x" else int(key)
+        topbar = page.query_selector("header.topbar")
         press_and_wait(page, key)
+        # The next task came as the page's part that changes: the top bar stayed, its language switch now
+        # comes back to the task shown.
+        assert topbar.evaluate("header => header.isConnected")
+        path = page.evaluate("location.pathname")
+        assert page.input_value("form.languages input[name=next]") == path
 
     # u: back to the last grade, change it, and land on the next task again.
     press_and_wait(page, "u")

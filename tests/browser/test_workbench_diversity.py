@@ -20,9 +20,9 @@ INTENT_KEYS = {"novel": "a", "film": "d", "sequel": "f"}  # the query's intents,
 
 def press_and_wait(page, key: str) -> None:
     """Press the key that answers: the next task's page is swapped in by the script."""
-    body = page.query_selector("body")
+    main = page.query_selector("main")
     page.keyboard.press(key)
-    page.wait_for_function("body => !body.isConnected", arg=body)
+    page.wait_for_function("main => !main.isConnected", arg=main)
 
 
 def test_intents_and_near_duplicates_by_keyboard(transactional_db, browser_page, screenshot_dir, make_user):
