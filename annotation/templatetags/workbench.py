@@ -1,6 +1,8 @@
 """`{% result_list results side %}`: a side-by-side task's list on the workbench, written out in Python. As an
 included template (a loop in a loop, some fifty nodes a result) it was half the page's render, and the
-page is rendered on every label. `|truncated`: Django's `truncatechars`, quick when the text fits."""
+page is rendered on every label. `{% grade_buttons scale current %}`: a relevance task's grade buttons, in
+Python for the same reason (a fifth of the page's render as a loop of the template). `|truncated`:
+Django's `truncatechars`, quick when the text fits."""
 
 import unicodedata
 
@@ -10,7 +12,7 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext
 
-from annotation.selectors.workbench import ListedDocument
+from annotation.selectors.workbench import CurrentGrade, GradeChoice, ListedDocument
 from annotation.templatetags.links import safe_link
 
 register = template.Library()
@@ -65,4 +67,25 @@ def _result(result: ListedDocument, side: str) -> str:
         f'\n  <li class="wb-result" data-side="{side}" data-position="{position}">\n'
         f'    <div class="wb-result-title">{escape(result.title)}</div>\n'
         f"    {url}\n    {snippet}\n    {same}\n  </li>\n  "
+    )
+
+
+@register.simple_tag
+def grade_buttons(scale: list[GradeChoice], current: CurrentGrade | None) -> SafeString:
+    """The `<div>` of a relevance task's grade buttons, each with its key; the grade given before is
+    `current`."""
+    given = None if current is None else current.grade
+    buttons = "".join(_grade_button(grade, grade.value == given) for grade in scale)
+    return mark_safe(f'<div class="wb-grades" style="--grades: {len(scale)}">{buttons}\n  </div>')
+
+
+def _grade_button(grade: GradeChoice, given: bool) -> str:
+    key = escape(grade.key)
+    data_key, kbd = (f' data-key="{key}"', f"<kbd>{key}</kbd>") if key else ("", "")
+    return (
+        f'\n    <button type="submit" name="grade" value="{grade.value}"{data_key}\n'
+        f'      class="wb-grade{" current" if given else ""}">\n'
+        f'      <span class="wb-grade-head">{kbd}'
+        f'<span class="wb-grade-label">{escape(grade.label)}</span></span>\n'
+        f'      <span class="wb-grade-desc">{escape(grade.description)}</span>\n    </button>'
     )

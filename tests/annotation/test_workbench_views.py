@@ -6,6 +6,7 @@ from datetime import timedelta
 import pytest
 from django.contrib.messages import get_messages
 from django.http import QueryDict
+from django.template import Context, Template
 from django.template.defaultfilters import truncatechars
 from django.urls import reverse
 from django.utils.html import escape
@@ -15,13 +16,13 @@ from hypothesis import strategies as st
 from annotation.bundle import parse_bundle
 from annotation.forms import LabelForm
 from annotation.models import Assignment, Campaign, Document, GSBScale, Judgment, Preference, Query
-from annotation.selectors.workbench import ListedDocument
+from annotation.selectors.workbench import CurrentGrade, GradeChoice, ListedDocument
 from annotation.services.assignment import task_next
 from annotation.services.campaigns import campaign_archive, campaign_import
 from annotation.services.exclusions import annotator_exclude
 from annotation.services.labels import judgment_submit
 from annotation.services.people import campaign_members_set
-from annotation.templatetags.workbench import result_list, truncated
+from annotation.templatetags.workbench import grade_buttons, result_list, truncated
 
 
 @pytest.fixture
@@ -449,3 +450,46 @@ def test_side_by_side_lists_escape_as_the_template_did():
     assert '<option value="left:2:1" selected>#1</option>' in html and "wb-snippet" in html
     assert "é" * 248 + "…</div>" in html and "é" * 250 not in html
     assert '<li class="muted">No results.</li>' in result_list([], "right")
+
+
+# The grade buttons as the relevance page's template wrote them, before `grade_buttons` did (split over
+# lines where only spaces between attributes or tags change, which `_markup` ignores).
+GRADE_BUTTONS_TEMPLATE = """
+  <div class="wb-grades" style="--grades: {{ task.scale|length }}">
+    {% for grade in task.scale %}
+    <button type="submit" name="grade" value="{{ grade.value }}"
+      {% if grade.key %} data-key="{{ grade.key }}"{% endif %}
+      class="wb-grade{% if task.current and task.current.grade == grade.value %} current{% endif %}">
+      <span class="wb-grade-head">{% if grade.key %}<kbd>{{ grade.key }}</kbd>{% endif %}
+        <span class="wb-grade-label">{{ grade.label }}</span></span>
+      <span class="wb-grade-desc">{{ grade.description }}</span>
+    </button>
+    {% endfor %}
+  </div>
+"""
+
+
+def _markup(html: str) -> str:
+    return re.sub(r">\s+<", "><", re.sub(r"\s+", " ", html)).strip()
+
+
+texts = st.text(alphabet=st.sampled_from("aé中 <>&\"'/;=#"), max_size=8)
+
+
+@given(
+    grades=st.lists(
+        st.tuples(st.integers(-3, 12), texts, texts, st.sampled_from(["", "0", "7", "a", "<"])),
+        max_size=6,
+        unique_by=lambda grade: grade[0],
+    ),
+    given_grade=st.one_of(st.none(), st.integers(-3, 12)),
+)
+def test_grade_buttons_write_what_the_template_did(grades, given_grade):
+    """`grade_buttons` writes the grade buttons in Python: the same markup as the template's loop, imported
+    labels and descriptions escaped, the grade given before marked."""
+    scale = [GradeChoice(value, label, description, key) for value, label, description, key in grades]
+    current = None if given_grade is None else CurrentGrade(grade=given_grade, comment="")
+    expected = Template(GRADE_BUTTONS_TEMPLATE).render(
+        Context({"task": {"scale": scale, "current": current}})
+    )
+    assert _markup(grade_buttons(scale, current)) == _markup(expected)
