@@ -129,9 +129,11 @@ CACHES = {
 }
 
 # With Redis, sessions are read from it (written through to the database, which keeps them if Redis is
-# emptied): a signed-in request asks the database nothing for its session.
-if os.environ.get("REDIS_URL"):
-    SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+# emptied): a signed-in request asks the database nothing for its session. Without, from the database in one
+# hand-written statement.
+SESSION_ENGINE = (
+    "django.contrib.sessions.backends.cached_db" if os.environ.get("REDIS_URL") else "plumbing.sessions"
+)
 
 # Failed sign-ins allowed per account and per client address in a window of LOGIN_LOCKOUT_MINUTES (from the
 # first failure); then every sign-in is refused until the window ends (annotation/services/logins.py).
