@@ -3,8 +3,11 @@ label pool gave a campaign, and the stamp that tells results pages their labels 
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
+from functools import cache
 
-from django.db.models import Count, F, Max, Q, Sum
+from django.db import connections, router
+from django.db.models import Count, F, Q, Sum
 
 from annotation.models import (
     Adjudication,
@@ -13,6 +16,8 @@ from annotation.models import (
     Campaign,
     Judgment,
     Preference,
+    RelevanceTask,
+    SideBySideTask,
 )
 from annotation.task_kinds import RELEVANCE, SIDE_BY_SIDE, TASK_KINDS
 
@@ -67,23 +72,63 @@ def campaign_reuse_summary(*, campaign: Campaign) -> ReuseSummary:
 
 def campaign_label_stamp(*, campaign: Campaign) -> str:
     """A short text that changes whenever a label, final label or exclusion of the campaign does (counts
-    and latest change times, in four aggregate queries), for pages that refresh when new labels arrive."""
-    adjudications = Adjudication.objects.filter(
-        Q(relevance_task__campaign=campaign) | Q(side_by_side_task__campaign=campaign)
-    )
-    sources = (
-        (Judgment.objects.filter(task__campaign=campaign), ("updated_at",)),
-        (Preference.objects.filter(task__campaign=campaign), ("updated_at",)),
-        (adjudications, ("updated_at",)),
-        (AnnotatorExclusion.objects.filter(campaign=campaign), ("reinstated_at", "confirmed_at")),
-    )
-    parts = []
-    for rows, times in sources:
-        stats = rows.aggregate(n=Count("pk"), **{name: Max(name) for name in times})
-        parts.append(
-            ":".join([str(stats.pop("n")), *(f"{t.timestamp():.6f}" if t else "0" for t in stats.values())])
+    and latest change times), for pages that refresh when new labels arrive. One statement: open results
+    pages poll it while labels are collected."""
+    connection = connections[router.db_for_read(Judgment)]
+    with connection.cursor() as cursor:
+        cursor.execute(_stamp_statement(), [campaign.pk] * 5)
+        judgments, judged, preferences, preferred, finals, finalised, exclusions, reinstated, confirmed = (
+            cursor.fetchone()
         )
-    return "/".join(parts)
+    parts = (
+        (judgments, judged),
+        (preferences, preferred),
+        (finals, finalised),
+        (exclusions, reinstated, confirmed),
+    )
+    return "/".join(":".join([str(count), *map(_moment, times)]) for count, *times in parts)
+
+
+def _moment(value: datetime | str | None) -> str:
+    """A latest change as the stamp writes it (SQLite gives a plain statement's times as UTC text)."""
+    if value is None:
+        return "0"
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value).replace(tzinfo=UTC)
+    return f"{value.timestamp():.6f}"
+
+
+@cache
+def _stamp_statement() -> str:
+    """Built once per process, as the other plain reads are, from the models' tables and columns."""
+
+    def table(model) -> str:
+        return model._meta.db_table
+
+    def column(model, name: str) -> str:
+        return model._meta.get_field(name).column
+
+    labels = [
+        f"SELECT COUNT(*) AS n, MAX(l.{column(label, 'updated_at')}) AS changed FROM {table(label)} l "
+        f"JOIN {table(task)} t ON t.id = l.{column(label, 'task')} WHERE t.{column(task, 'campaign')} = %s"
+        for label, task in ((Judgment, RelevanceTask), (Preference, SideBySideTask))
+    ]
+    final = (
+        f"SELECT COUNT(*) AS n, MAX(a.{column(Adjudication, 'updated_at')}) AS changed "
+        f"FROM {table(Adjudication)} a "
+        f"LEFT JOIN {table(RelevanceTask)} r ON r.id = a.{column(Adjudication, 'relevance_task')} "
+        f"LEFT JOIN {table(SideBySideTask)} s ON s.id = a.{column(Adjudication, 'side_by_side_task')} "
+        f"WHERE r.{column(RelevanceTask, 'campaign')} = %s OR s.{column(SideBySideTask, 'campaign')} = %s"
+    )
+    exclusions = (
+        f"SELECT COUNT(*) AS n, MAX({column(AnnotatorExclusion, 'reinstated_at')}) AS reinstated, "
+        f"MAX({column(AnnotatorExclusion, 'confirmed_at')}) AS confirmed FROM {table(AnnotatorExclusion)} "
+        f"WHERE {column(AnnotatorExclusion, 'campaign')} = %s"
+    )
+    return (
+        "SELECT j.n, j.changed, p.n, p.changed, a.n, a.changed, e.n, e.reinstated, e.confirmed "
+        f"FROM ({labels[0]}) j CROSS JOIN ({labels[1]}) p CROSS JOIN ({final}) a CROSS JOIN ({exclusions}) e"
+    )
 
 
 def campaign_labels_export(*, campaign: Campaign) -> Iterator[dict]:
