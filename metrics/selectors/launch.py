@@ -47,6 +47,7 @@ from metrics.selectors.scores import (
     ranking_settings,
     scores_of_models,
 )
+from plumbing.columns import read_beside
 from plumbing.digests import inputs_digest
 from plumbing.threads import done, started
 
@@ -534,15 +535,19 @@ def _labels_per_day(campaign: Campaign) -> list[DayCount]:
     return [DayCount(day, *counts[day]) for day in sorted(counts)]
 
 
+def _overview_reads(campaign: Campaign) -> tuple[CampaignProgress, list[DayCount], list[str]]:
+    progress = campaign_progress(campaign=campaign, median_seconds=False)  # the page shows none
+    return progress, _labels_per_day(campaign), models_without_rankings(campaign=campaign)
+
+
 def campaign_overview(*, campaign: Campaign) -> CampaignOverview:
     """Progress (per annotator, per day), agreement and the launch decision, in a fixed number of queries;
     while an exclusion waits for confirmation, the decision with every label too."""
     stamp = campaign_label_stamp(campaign=campaign)
+    # The page's own reads run on a second connection beside the report's.
+    page_reads = read_beside(_overview_reads, campaign)
     later = launch_report_later(campaign=campaign)
-    # Read while the report's resamples are drawn.
-    progress = campaign_progress(campaign=campaign, median_seconds=False)  # the page shows none
-    per_day = _labels_per_day(campaign)
-    without_rankings = models_without_rankings(campaign=campaign)
+    progress, per_day, without_rankings = page_reads.result()
     report = later.result()
     unconfirmed = any(row.in_force and not row.confirmed for row in report.exclusions)
     with_excluded = launch_report_build(campaign=campaign, with_excluded=True) if unconfirmed else None

@@ -12,11 +12,12 @@ from django.urls import reverse
 
 from annotation.bundle import JudgmentRow, PreferenceRow, parse_bundle
 from annotation.models import Query, SideBySideTask
+from annotation.selectors.campaigns import campaign_progress
 from annotation.services.assignment import task_next, task_skip
 from annotation.services.campaigns import campaign_import
 from annotation.services.label_import import labels_import
 from metrics.selectors.drilldown import VerdictCounts
-from metrics.selectors.launch import launch_report_build
+from metrics.selectors.launch import campaign_overview, launch_report_build
 from tests.factories import SMALL_BUNDLE, launch_page_urls, worked_campaign
 
 
@@ -53,6 +54,19 @@ def test_overview_shows_progress_agreement_and_the_decision(client, worked, make
     assert 'id="per-day"' in page
     assert "Krippendorff" in page
     assert reverse("metrics:comparison", args=[worked.pk, "exp"]) in page
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_overview_reads_its_progress_beside_the_report_with_the_same_result():
+    # Outside a transaction on PostgreSQL the page's progress is read on a second connection.
+    worked = worked_campaign()
+    overview = campaign_overview(campaign=worked)
+    assert overview.progress == campaign_progress(campaign=worked, median_seconds=False)
+    assert overview.progress.annotators and overview.per_day
+    assert sum(day.judgments + day.verdicts for day in overview.per_day) == sum(
+        row.done for row in overview.progress.annotators
+    )
+    assert overview.report.decision is not None
 
 
 def test_overview_download_buttons_give_the_cli_files(client, worked, make_user):
