@@ -1,13 +1,14 @@
 """Raw label exports (every label of a campaign as the JSONL objects `import_judgments` reads), what the
 label pool gave a campaign, and the stamp that tells results pages their labels changed."""
 
+import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cache
 
 from django.db import connections, router
-from django.db.models import Count, F, Q, Sum
+from django.db.models import Count, F, Field, Model, Q
 
 from annotation.models import (
     Adjudication,
@@ -19,7 +20,7 @@ from annotation.models import (
     RelevanceTask,
     SideBySideTask,
 )
-from annotation.task_kinds import RELEVANCE, SIDE_BY_SIDE, TASK_KINDS
+from annotation.task_kinds import RELEVANCE, SIDE_BY_SIDE, TASK_KINDS, TaskKind
 
 
 @dataclass(frozen=True)
@@ -46,28 +47,55 @@ class ReuseSummary:
 
 
 def campaign_reuse_summary(*, campaign: Campaign) -> ReuseSummary:
-    """How many labels the campaign took from its standard's pool, and how many tasks they complete: a query
-    per kind, none for a campaign without a standard (nothing can have been reused)."""
+    """How many labels the campaign took from its standard's pool, and how many tasks they complete: one
+    statement, none for a campaign without a standard (nothing can have been reused)."""
     if campaign.standard_id is None:
         return ReuseSummary("", 0, 0, 0, 0)
-    kinds = {}
-    for kind in TASK_KINDS:
-        copies = (
-            kind.label_model.objects.filter(task__campaign=campaign, reused_from__isnull=False)
-            .order_by()
-            .values("task")
-            .annotate(n=Count("pk"))
-        )
-        kinds[kind] = copies.aggregate(
-            labels=Sum("n"), complete=Count("task", filter=Q(n__gte=kind.overlap(campaign)))
-        )
+    connection = connections[router.db_for_read(Judgment)]
+    parameters = [value for kind in TASK_KINDS for value in (kind.overlap(campaign), campaign.pk)]
+    with connection.cursor() as cursor:
+        cursor.execute(_reuse_statement(), parameters)
+        # PostgreSQL sums counts as numeric
+        sums = [int(value) for value in cursor.fetchone()]
+        counts = dict(zip(TASK_KINDS, itertools.batched(sums, 2), strict=True))
     return ReuseSummary(
         standard=str(campaign.standard),
-        judgments=kinds[RELEVANCE]["labels"] or 0,
-        preferences=kinds[SIDE_BY_SIDE]["labels"] or 0,
-        relevance_tasks=kinds[RELEVANCE]["complete"],
-        side_by_side_tasks=kinds[SIDE_BY_SIDE]["complete"],
+        judgments=counts[RELEVANCE][0],
+        preferences=counts[SIDE_BY_SIDE][0],
+        relevance_tasks=counts[RELEVANCE][1],
+        side_by_side_tasks=counts[SIDE_BY_SIDE][1],
     )
+
+
+@cache
+def _reuse_statement() -> str:
+    """Per kind, the labels copied from the pool and the tasks with at least the overlap of them."""
+
+    def copies(kind: TaskKind) -> str:
+        label, task = kind.label_model, kind.model
+        per_task = (
+            f"SELECT COUNT(*) AS n FROM {_table(label)} l JOIN {_table(task)} t "
+            f"ON t.id = l.{_column(label, 'task')} WHERE t.{_column(task, 'campaign')} = %s "
+            f"AND l.{_column(label, 'reused_from')} IS NOT NULL GROUP BY l.{_column(label, 'task')}"
+        )
+        return (
+            "SELECT COALESCE(SUM(n), 0) AS labels, COALESCE(SUM(CASE WHEN n >= %s THEN 1 ELSE 0 END), 0) "
+            f"AS complete FROM ({per_task}) c"
+        )
+
+    derived = " CROSS JOIN ".join(f"({copies(kind)}) k{i}" for i, kind in enumerate(TASK_KINDS))
+    columns = ", ".join(f"k{i}.labels, k{i}.complete" for i in range(len(TASK_KINDS)))
+    return f"SELECT {columns} FROM {derived}"
+
+
+def _table(model: type[Model]) -> str:
+    return model._meta.db_table
+
+
+def _column(model: type[Model], name: str) -> str:
+    field = model._meta.get_field(name)
+    assert isinstance(field, Field) and field.column  # a column of the model's own table
+    return field.column
 
 
 def campaign_label_stamp(*, campaign: Campaign) -> str:
@@ -101,29 +129,22 @@ def _moment(value: datetime | str | None) -> str:
 @cache
 def _stamp_statement() -> str:
     """Built once per process, as the other plain reads are, from the models' tables and columns."""
-
-    def table(model) -> str:
-        return model._meta.db_table
-
-    def column(model, name: str) -> str:
-        return model._meta.get_field(name).column
-
     labels = [
-        f"SELECT COUNT(*) AS n, MAX(l.{column(label, 'updated_at')}) AS changed FROM {table(label)} l "
-        f"JOIN {table(task)} t ON t.id = l.{column(label, 'task')} WHERE t.{column(task, 'campaign')} = %s"
+        f"SELECT COUNT(*) AS n, MAX(l.{_column(label, 'updated_at')}) AS changed FROM {_table(label)} l "
+        f"JOIN {_table(task)} t ON t.id = l.{_column(label, 'task')} WHERE t.{_column(task, 'campaign')} = %s"
         for label, task in ((Judgment, RelevanceTask), (Preference, SideBySideTask))
     ]
     final = (
-        f"SELECT COUNT(*) AS n, MAX(a.{column(Adjudication, 'updated_at')}) AS changed "
-        f"FROM {table(Adjudication)} a "
-        f"LEFT JOIN {table(RelevanceTask)} r ON r.id = a.{column(Adjudication, 'relevance_task')} "
-        f"LEFT JOIN {table(SideBySideTask)} s ON s.id = a.{column(Adjudication, 'side_by_side_task')} "
-        f"WHERE r.{column(RelevanceTask, 'campaign')} = %s OR s.{column(SideBySideTask, 'campaign')} = %s"
+        f"SELECT COUNT(*) AS n, MAX(a.{_column(Adjudication, 'updated_at')}) AS changed "
+        f"FROM {_table(Adjudication)} a "
+        f"LEFT JOIN {_table(RelevanceTask)} r ON r.id = a.{_column(Adjudication, 'relevance_task')} "
+        f"LEFT JOIN {_table(SideBySideTask)} s ON s.id = a.{_column(Adjudication, 'side_by_side_task')} "
+        f"WHERE r.{_column(RelevanceTask, 'campaign')} = %s OR s.{_column(SideBySideTask, 'campaign')} = %s"
     )
     exclusions = (
-        f"SELECT COUNT(*) AS n, MAX({column(AnnotatorExclusion, 'reinstated_at')}) AS reinstated, "
-        f"MAX({column(AnnotatorExclusion, 'confirmed_at')}) AS confirmed FROM {table(AnnotatorExclusion)} "
-        f"WHERE {column(AnnotatorExclusion, 'campaign')} = %s"
+        f"SELECT COUNT(*) AS n, MAX({_column(AnnotatorExclusion, 'reinstated_at')}) AS reinstated, "
+        f"MAX({_column(AnnotatorExclusion, 'confirmed_at')}) AS confirmed FROM {_table(AnnotatorExclusion)} "
+        f"WHERE {_column(AnnotatorExclusion, 'campaign')} = %s"
     )
     return (
         "SELECT j.n, j.changed, p.n, p.changed, a.n, a.changed, e.n, e.reinstated, e.confirmed "

@@ -13,7 +13,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from annotation.bundle import JudgmentRow, PreferenceRow, parse_bundle
-from annotation.models import CampaignImport, JudgingStandard, Judgment, Preference, RelevanceTask
+from annotation.models import Campaign, CampaignImport, JudgingStandard, Judgment, Preference, RelevanceTask
 from annotation.selectors.labels import campaign_reuse_summary
 from annotation.services.assignment import task_next
 from annotation.services.campaigns import campaign_change, campaign_import
@@ -50,7 +50,7 @@ def task(campaign, query: str, document: str) -> RelevanceTask:
     )
 
 
-def test_a_second_campaign_counts_the_pools_labels_toward_its_overlap(db):
+def test_a_second_campaign_counts_the_pools_labels_toward_its_overlap(db, django_assert_num_queries):
     week1 = first_week()
     week2 = campaign_import(bundle=parse_bundle(bundle("Week 2"), "w2.json"))
     assert week2.standard == week1.standard and str(week2.standard) == "web-relevance v1"
@@ -61,7 +61,9 @@ def test_a_second_campaign_counts_the_pools_labels_toward_its_overlap(db):
     assert copy_of.reused_from.task.campaign == week1 and copy_of.annotator.username == "ann1"
     verdicts = Preference.objects.filter(task__campaign=week2)
     assert sorted(verdicts.values_list("verdict", "experimental_on_left")) == [("good", True), ("good", True)]
-    summary = campaign_reuse_summary(campaign=week2)
+    fresh = Campaign.objects.get(pk=week2.pk)
+    with django_assert_num_queries(2):  # the counts, and the standard's name
+        summary = campaign_reuse_summary(campaign=fresh)
     assert (summary.judgments, summary.preferences, summary.relevance_tasks, summary.side_by_side_tasks) == (
         5,
         2,
