@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from functools import cache
 
 from django.db import connections, router
-from django.db.models import Count, F, Field, Model, Q
+from django.db.models import Count, F, Q
 
 from annotation.models import (
     Adjudication,
@@ -21,6 +21,7 @@ from annotation.models import (
     SideBySideTask,
 )
 from annotation.task_kinds import RELEVANCE, SIDE_BY_SIDE, TASK_KINDS, TaskKind
+from plumbing.rows import column_name, table_name
 
 
 @dataclass(frozen=True)
@@ -70,13 +71,14 @@ def campaign_reuse_summary(*, campaign: Campaign) -> ReuseSummary:
 @cache
 def _reuse_statement() -> str:
     """Per kind, the labels copied from the pool and the tasks with at least the overlap of them."""
+    table, column = table_name, column_name
 
     def copies(kind: TaskKind) -> str:
         label, task = kind.label_model, kind.model
         per_task = (
-            f"SELECT COUNT(*) AS n FROM {_table(label)} l JOIN {_table(task)} t "
-            f"ON t.id = l.{_column(label, 'task')} WHERE t.{_column(task, 'campaign')} = %s "
-            f"AND l.{_column(label, 'reused_from')} IS NOT NULL GROUP BY l.{_column(label, 'task')}"
+            f"SELECT COUNT(*) AS n FROM {table(label)} l JOIN {table(task)} t "
+            f"ON t.id = l.{column(label, 'task')} WHERE t.{column(task, 'campaign')} = %s "
+            f"AND l.{column(label, 'reused_from')} IS NOT NULL GROUP BY l.{column(label, 'task')}"
         )
         return (
             "SELECT COALESCE(SUM(n), 0) AS labels, COALESCE(SUM(CASE WHEN n >= %s THEN 1 ELSE 0 END), 0) "
@@ -86,16 +88,6 @@ def _reuse_statement() -> str:
     derived = " CROSS JOIN ".join(f"({copies(kind)}) k{i}" for i, kind in enumerate(TASK_KINDS))
     columns = ", ".join(f"k{i}.labels, k{i}.complete" for i in range(len(TASK_KINDS)))
     return f"SELECT {columns} FROM {derived}"
-
-
-def _table(model: type[Model]) -> str:
-    return model._meta.db_table
-
-
-def _column(model: type[Model], name: str) -> str:
-    field = model._meta.get_field(name)
-    assert isinstance(field, Field) and field.column  # a column of the model's own table
-    return field.column
 
 
 def campaign_label_stamp(*, campaign: Campaign) -> str:
@@ -129,22 +121,23 @@ def _moment(value: datetime | str | None) -> str:
 @cache
 def _stamp_statement() -> str:
     """Built once per process, as the other plain reads are, from the models' tables and columns."""
+    table, column = table_name, column_name
     labels = [
-        f"SELECT COUNT(*) AS n, MAX(l.{_column(label, 'updated_at')}) AS changed FROM {_table(label)} l "
-        f"JOIN {_table(task)} t ON t.id = l.{_column(label, 'task')} WHERE t.{_column(task, 'campaign')} = %s"
+        f"SELECT COUNT(*) AS n, MAX(l.{column(label, 'updated_at')}) AS changed FROM {table(label)} l "
+        f"JOIN {table(task)} t ON t.id = l.{column(label, 'task')} WHERE t.{column(task, 'campaign')} = %s"
         for label, task in ((Judgment, RelevanceTask), (Preference, SideBySideTask))
     ]
     final = (
-        f"SELECT COUNT(*) AS n, MAX(a.{_column(Adjudication, 'updated_at')}) AS changed "
-        f"FROM {_table(Adjudication)} a "
-        f"LEFT JOIN {_table(RelevanceTask)} r ON r.id = a.{_column(Adjudication, 'relevance_task')} "
-        f"LEFT JOIN {_table(SideBySideTask)} s ON s.id = a.{_column(Adjudication, 'side_by_side_task')} "
-        f"WHERE r.{_column(RelevanceTask, 'campaign')} = %s OR s.{_column(SideBySideTask, 'campaign')} = %s"
+        f"SELECT COUNT(*) AS n, MAX(a.{column(Adjudication, 'updated_at')}) AS changed "
+        f"FROM {table(Adjudication)} a "
+        f"LEFT JOIN {table(RelevanceTask)} r ON r.id = a.{column(Adjudication, 'relevance_task')} "
+        f"LEFT JOIN {table(SideBySideTask)} s ON s.id = a.{column(Adjudication, 'side_by_side_task')} "
+        f"WHERE r.{column(RelevanceTask, 'campaign')} = %s OR s.{column(SideBySideTask, 'campaign')} = %s"
     )
     exclusions = (
-        f"SELECT COUNT(*) AS n, MAX({_column(AnnotatorExclusion, 'reinstated_at')}) AS reinstated, "
-        f"MAX({_column(AnnotatorExclusion, 'confirmed_at')}) AS confirmed FROM {_table(AnnotatorExclusion)} "
-        f"WHERE {_column(AnnotatorExclusion, 'campaign')} = %s"
+        f"SELECT COUNT(*) AS n, MAX({column(AnnotatorExclusion, 'reinstated_at')}) AS reinstated, "
+        f"MAX({column(AnnotatorExclusion, 'confirmed_at')}) AS confirmed FROM {table(AnnotatorExclusion)} "
+        f"WHERE {column(AnnotatorExclusion, 'campaign')} = %s"
     )
     return (
         "SELECT j.n, j.changed, p.n, p.changed, a.n, a.changed, e.n, e.reinstated, e.confirmed "

@@ -11,6 +11,7 @@ from django.urls import reverse
 
 from annotation.services.campaigns import campaign_change
 from metrics.compute.diversity import evaluate_intents
+from metrics.selectors.diversity_rows import campaign_diversity_rows
 from metrics.selectors.drilldown import query_drilldown
 from metrics.selectors.launch import launch_report_build
 from metrics.selectors.quality import campaign_quality
@@ -235,3 +236,23 @@ def test_the_exported_intent_qrels_give_the_reports_values_in_ndeval(
         for name in names:  # one at a time: ir_measures 0.4.3 drops the run after a first alpha
             (expected,) = ir_measures.iter_calc([ir_measures.parse_measure(name)], qrels, run)
             assert means(report, model)[name] == pytest.approx(expected.value, abs=1e-6), (model, name)
+
+
+def test_the_diversity_rows_leave_out_excluded_annotators_and_read_in_four_statements(
+    ann, make_user, django_assert_num_queries
+):
+    other = make_user("other", "annotator")
+    campaign = five_editions_campaign(ann, overlap=2, gsb_overlap=2)
+    five_editions_label(campaign, other, intents={"f1": ["film"]})
+    with django_assert_num_queries(4):
+        every = campaign_diversity_rows(campaign=campaign, excluded=np.zeros(0, dtype=np.int64))
+    kept = campaign_diversity_rows(campaign=campaign, excluded=np.array([other.pk]))
+    assert {annotator for _, annotator, _, _ in every.marks} == {ann.pk, other.pk}
+    assert {annotator for _, annotator, _, _ in kept.marks} == {ann.pk}
+    assert len(every.intent_answers) == 2 * len(kept.intent_answers) > 0
+    answered = {(document, tuple(intents)) for _, intents, document in kept.intent_answers}
+    assert answered == {
+        (document, tuple(FIVE_EDITIONS_INTENTS.get(document, ["novel"]))) for document, _ in answered
+    }
+    assert kept.query_intents == every.query_intents and len(kept.query_intents) == 1
+    assert kept.attributes == every.attributes and kept.popularity == every.popularity
