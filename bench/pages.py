@@ -87,6 +87,7 @@ print(json.dumps({
         ("manager", f"/campaigns/{c}/review/"),
         ("manager", f"/review/relevance/{found['relevance']}/"),
         ("manager", f"/review/side-by-side/{found['side_by_side']}/"),
+        ("manager", f"/campaigns/{c}/labels/stamp/"),  # what an open results page polls
         ("manager", f"{metrics}/"),
         ("manager", f"{metrics}/quality/"),
         ("manager", f"{metrics}/compare/{model}/"),
