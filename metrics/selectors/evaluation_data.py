@@ -363,18 +363,28 @@ class RepeatPairs:
 def campaign_repeat_pairs(*, campaign: Campaign) -> RepeatPairs:
     """Every answered repeat of the campaign with the first answer it repeats, in two queries."""
     answers = RepeatAnswer.objects.filter(assignment__campaign=campaign).order_by()
-    first_grade = Judgment.objects.filter(
-        task=OuterRef("assignment__relevance_task"), annotator=OuterRef("assignment__annotator")
-    ).values("grade")[:1]
+    # One label per task and annotator: unordered, or the models' default ordering joins five tables into
+    # each subquery and sorts (5.4 ms to plan for 0.6 to run, per statement).
+    first_grade = (
+        Judgment.objects.filter(
+            task=OuterRef("assignment__relevance_task"), annotator=OuterRef("assignment__annotator")
+        )
+        .order_by()
+        .values("grade")[:1]
+    )
     grades = list(
         answers.filter(grade__isnull=False)
         .annotate(first=Subquery(first_grade))
         .filter(first__isnull=False)
         .values_list("assignment__annotator", "first", "grade")
     )
-    first_verdict = Preference.objects.filter(
-        task=OuterRef("assignment__side_by_side_task"), annotator=OuterRef("assignment__annotator")
-    ).values("verdict")[:1]
+    first_verdict = (
+        Preference.objects.filter(
+            task=OuterRef("assignment__side_by_side_task"), annotator=OuterRef("assignment__annotator")
+        )
+        .order_by()
+        .values("verdict")[:1]
+    )
     verdicts = list(
         answers.exclude(verdict="")
         .annotate(first=Subquery(first_verdict))
