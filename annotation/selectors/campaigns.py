@@ -191,7 +191,8 @@ def campaign_progress(*, campaign: Campaign, median_seconds: bool = True) -> Cam
             entry["last_active"] = max(filter(None, (entry["last_active"], item["last"])))
         if not median_seconds:
             continue
-        spent = label_model.objects.filter(task__campaign=campaign, seconds_spent__isnull=False)
+        # Unordered: a median needs no order, and the labels' default one joins and sorts every label.
+        spent = label_model.objects.filter(task__campaign=campaign, seconds_spent__isnull=False).order_by()
         for annotator, value in spent.values_list("annotator", "seconds_spent").iterator(chunk_size=10_000):
             if value is not None:  # filtered out above; the type cannot tell
                 seconds.setdefault(annotator, []).append(value)
