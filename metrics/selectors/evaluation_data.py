@@ -166,7 +166,8 @@ def campaign_queries(*, campaign: Campaign) -> CampaignQueries:
 
 def campaign_models(*, campaign: Campaign) -> list[CampaignModel]:
     """The online model first, then the experimental ones by name."""
-    rows = RankingModel.objects.filter(campaign=campaign).values_list("pk", "name", "role")
+    # Unordered (sorted below): the models' default order joins the campaign to sort by it.
+    rows = RankingModel.objects.filter(campaign=campaign).order_by().values_list("pk", "name", "role")
     models = [CampaignModel(pk, name, role) for pk, name, role in rows]
     return sorted(models, key=lambda model: (not model.is_online, model.name))
 
