@@ -6,7 +6,7 @@ the database spends answering it (docs/performance.md). Values go through the sa
 from dataclasses import dataclass
 
 from django.db import connection
-from django.db.models import Field, Model
+from django.db.models import Model
 from django.db.models.base import ModelState
 from django.db.models.signals import post_init, pre_init
 from psycopg import _queries as psycopg_queries
@@ -44,18 +44,6 @@ def _model_columns(model: type[Model]) -> _Columns:
         attnames = tuple(field.attname for field in fields)
         known = _COLUMNS[model] = _Columns(columns, attnames, tuple(converters))
     return known
-
-
-def table_name(model: type[Model]) -> str:
-    """The model's table, for a hand-written statement."""
-    return model._meta.db_table
-
-
-def column_name(model: type[Model], name: str) -> str:
-    """The column of the model's field `name` (a foreign key's is its id's), for a hand-written statement."""
-    field = model._meta.get_field(name)
-    assert isinstance(field, Field) and field.column  # a column of the model's own table
-    return field.column
 
 
 def select_list(model: type[Model], alias: str) -> str:

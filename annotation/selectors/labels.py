@@ -21,7 +21,6 @@ from annotation.models import (
     SideBySideTask,
 )
 from annotation.task_kinds import RELEVANCE, SIDE_BY_SIDE, TASK_KINDS, TaskKind
-from plumbing.rows import column_name, table_name
 
 
 @dataclass(frozen=True)
@@ -71,14 +70,12 @@ def campaign_reuse_summary(*, campaign: Campaign) -> ReuseSummary:
 @cache
 def _reuse_statement() -> str:
     """Per kind, the labels copied from the pool and the tasks with at least the overlap of them."""
-    table, column = table_name, column_name
 
     def copies(kind: TaskKind) -> str:
-        label, task = kind.label_model, kind.model
         per_task = (
-            f"SELECT COUNT(*) AS n FROM {table(label)} l JOIN {table(task)} t "
-            f"ON t.id = l.{column(label, 'task')} WHERE t.{column(task, 'campaign')} = %s "
-            f"AND l.{column(label, 'reused_from')} IS NOT NULL GROUP BY l.{column(label, 'task')}"
+            f"SELECT COUNT(*) AS n FROM {kind.label_model._meta.db_table} l "
+            f"JOIN {kind.model._meta.db_table} t ON t.id = l.task_id "
+            "WHERE t.campaign_id = %s AND l.reused_from_id IS NOT NULL GROUP BY l.task_id"
         )
         return (
             "SELECT COALESCE(SUM(n), 0) AS labels, COALESCE(SUM(CASE WHEN n >= %s THEN 1 ELSE 0 END), 0) "
@@ -120,24 +117,22 @@ def _moment(value: datetime | str | None) -> str:
 
 @cache
 def _stamp_statement() -> str:
-    """Built once per process, as the other plain reads are, from the models' tables and columns."""
-    table, column = table_name, column_name
+    """Built once per process, as the other plain reads are, from the models' tables."""
     labels = [
-        f"SELECT COUNT(*) AS n, MAX(l.{column(label, 'updated_at')}) AS changed FROM {table(label)} l "
-        f"JOIN {table(task)} t ON t.id = l.{column(label, 'task')} WHERE t.{column(task, 'campaign')} = %s"
+        "SELECT COUNT(*) AS n, MAX(l.updated_at) AS changed "
+        f"FROM {label._meta.db_table} l JOIN {task._meta.db_table} t ON t.id = l.task_id "
+        "WHERE t.campaign_id = %s"
         for label, task in ((Judgment, RelevanceTask), (Preference, SideBySideTask))
     ]
     final = (
-        f"SELECT COUNT(*) AS n, MAX(a.{column(Adjudication, 'updated_at')}) AS changed "
-        f"FROM {table(Adjudication)} a "
-        f"LEFT JOIN {table(RelevanceTask)} r ON r.id = a.{column(Adjudication, 'relevance_task')} "
-        f"LEFT JOIN {table(SideBySideTask)} s ON s.id = a.{column(Adjudication, 'side_by_side_task')} "
-        f"WHERE r.{column(RelevanceTask, 'campaign')} = %s OR s.{column(SideBySideTask, 'campaign')} = %s"
+        f"SELECT COUNT(*) AS n, MAX(a.updated_at) AS changed FROM {Adjudication._meta.db_table} a "
+        f"LEFT JOIN {RelevanceTask._meta.db_table} r ON r.id = a.relevance_task_id "
+        f"LEFT JOIN {SideBySideTask._meta.db_table} s ON s.id = a.side_by_side_task_id "
+        "WHERE r.campaign_id = %s OR s.campaign_id = %s"
     )
     exclusions = (
-        f"SELECT COUNT(*) AS n, MAX({column(AnnotatorExclusion, 'reinstated_at')}) AS reinstated, "
-        f"MAX({column(AnnotatorExclusion, 'confirmed_at')}) AS confirmed FROM {table(AnnotatorExclusion)} "
-        f"WHERE {column(AnnotatorExclusion, 'campaign')} = %s"
+        "SELECT COUNT(*) AS n, MAX(reinstated_at) AS reinstated, MAX(confirmed_at) AS confirmed "
+        f"FROM {AnnotatorExclusion._meta.db_table} WHERE campaign_id = %s"
     )
     return (
         "SELECT j.n, j.changed, p.n, p.changed, a.n, a.changed, e.n, e.reinstated, e.confirmed "

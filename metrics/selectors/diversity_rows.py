@@ -11,7 +11,6 @@ import numpy as np
 from django.db import connections, router
 
 from annotation.models import Campaign, Document, Judgment, Preference, Query, RelevanceTask, SideBySideTask
-from plumbing.rows import table_name
 
 
 @dataclass(frozen=True)
@@ -82,8 +81,10 @@ class _Statements:
 
 @cache
 def _statements() -> _Statements:
-    judgment, relevance_task, document = map(table_name, (Judgment, RelevanceTask, Document))
-    preference, side_by_side_task, query = map(table_name, (Preference, SideBySideTask, Query))
+    judgment, relevance_task, document, preference, side_by_side_task, query = (
+        model._meta.db_table
+        for model in (Judgment, RelevanceTask, Document, Preference, SideBySideTask, Query)
+    )
     return _Statements(
         answers=(
             f"SELECT l.task_id, l.annotator_id, l.intents, d.external_id FROM {judgment} l "
