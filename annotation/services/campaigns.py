@@ -111,7 +111,7 @@ def campaign_import(
     pks += bare_documents_insert(campaign_pk=campaign.pk, external_ids=bare)
     # Keyed by the runs' own strings: no second copy of a run's ids.
     document_pk = dict(zip(itertools.chain(listed, bare), pks, strict=True))
-    query_pk = dict(Query.objects.filter(campaign=campaign).values_list("external_id", "pk"))
+    query_pk = _query_pks(campaign)
     for name, run in rankings.items():
         _rankings_insert(model_pk[name], run, query_pk, document_pk, progress)
     del document_pk, pks, listed, bare  # pooling reads the lists back: its peak need not hold these
@@ -175,12 +175,12 @@ def model_rankings_replace(*, model: RankingModel, run: RankedRun, progress: Pro
     Tasks pooled before stay, with their labels: a label is never thrown away. Returns the rows written.
     """
     campaign = campaign_writable_lock(campaign=model.campaign)
-    query_pk = dict(Query.objects.filter(campaign=campaign).values_list("external_id", "pk"))
+    query_pk = _query_pks(campaign)
     unknown = sorted(set(run.queries) - set(query_pk))
     if unknown:
         message = with_id(_("the run ranks unknown query {id}"), unknown[0])
         raise InputError(Code.UNKNOWN_QUERY, message, field="run")
-    known = set(Document.objects.filter(campaign=campaign).values_list("external_id", flat=True))
+    known = set(Document.objects.filter(campaign=campaign).order_by().values_list("external_id", flat=True))
     new_documents = sorted(set(run.documents) - known)
     rows_insert(
         Document,
@@ -188,9 +188,9 @@ def model_rankings_replace(*, model: RankingModel, run: RankedRun, progress: Pro
         ((campaign.pk, doc, "", "", "") for doc in new_documents),
     )
     document_pk = dict(
-        Document.objects.filter(campaign=campaign, external_id__in=run.documents).values_list(
-            "external_id", "pk"
-        )
+        Document.objects.filter(campaign=campaign, external_id__in=run.documents)
+        .order_by()
+        .values_list("external_id", "pk")
     )
     Ranking.objects.filter(model=model).delete()
     _rankings_insert(model.pk, run, query_pk, document_pk, progress)
@@ -292,7 +292,9 @@ def campaign_pool_tasks(*, campaign: Campaign) -> tuple[int, int]:
 
     online = next(model for model in models if model.role == RankingModel.Role.ONLINE)
     existing = set(
-        SideBySideTask.objects.filter(campaign=campaign).values_list("query_id", "experimental_model_id")
+        SideBySideTask.objects.filter(campaign=campaign)
+        .order_by()
+        .values_list("query_id", "experimental_model_id")
     )
     side_by_side = [
         (query_id, model.pk, top_lists[model.pk, query_id] == top_lists[online.pk, query_id])
@@ -336,7 +338,9 @@ def _relevance_tasks_pool(campaign: Campaign, entries: RankedEntries) -> int:
     first = np.ones(query.size, dtype=bool)  # the first of each run of equal pairs
     first[1:] = (query[1:] != query[:-1]) | (document[1:] != document[:-1])
     pairs = np.stack([query[first], document[first]], axis=1)
-    existing = set(RelevanceTask.objects.filter(campaign=campaign).values_list("query_id", "document_id"))
+    existing = set(
+        RelevanceTask.objects.filter(campaign=campaign).order_by().values_list("query_id", "document_id")
+    )
     if existing:
         pairs = pairs[np.array([pair not in existing for pair in map(tuple, pairs.tolist())], dtype=bool)]
     size = len(pairs)
@@ -351,3 +355,8 @@ def _relevance_tasks_pool(campaign: Campaign, entries: RankedEntries) -> int:
         },
     )
     return size
+
+
+def _query_pks(campaign: Campaign) -> dict[str, int]:
+    """Query id → pk; read unordered (the default order joins the campaign only to sort)."""
+    return dict(Query.objects.filter(campaign=campaign).order_by().values_list("external_id", "pk"))

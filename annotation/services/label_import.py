@@ -73,22 +73,20 @@ def labels_import(
     worth keeping, and the ideal DCG counts every judged document.
     """
     campaign_writable_lock(campaign=campaign, exclusive=True)  # the slots are recounted
-    query_pk = dict(Query.objects.filter(campaign=campaign).values_list("external_id", "pk"))
-    document_pk = dict(Document.objects.filter(campaign=campaign).values_list("external_id", "pk"))
+    # Read unordered: the models' default order joins the campaign, query and document only to sort.
+    query_pk = dict(Query.objects.filter(campaign=campaign).order_by().values_list("external_id", "pk"))
+    document_pk = dict(Document.objects.filter(campaign=campaign).order_by().values_list("external_id", "pk"))
     experimental = dict(
-        RankingModel.objects.filter(campaign=campaign, role=RankingModel.Role.EXPERIMENTAL).values_list(
-            "name", "pk"
-        )
+        RankingModel.objects.filter(campaign=campaign, role=RankingModel.Role.EXPERIMENTAL)
+        .order_by()
+        .values_list("name", "pk")
     )
-    task_pk = {
-        (q, d): pk
-        for pk, q, d in RelevanceTask.objects.filter(campaign=campaign).values_list("pk", "query", "document")
-    }
+    task_pk = _relevance_task_pks(campaign)
     sbs_pk = {
         (q, m): pk
-        for pk, q, m in SideBySideTask.objects.filter(campaign=campaign).values_list(
-            "pk", "query", "experimental_model"
-        )
+        for pk, q, m in SideBySideTask.objects.filter(campaign=campaign)
+        .order_by()
+        .values_list("pk", "query", "experimental_model")
     }
 
     def located(row, code: Code, field: str, message: StrOrPromise) -> InputError:
@@ -107,12 +105,7 @@ def labels_import(
         RelevanceTask, (RelevanceTask(campaign=campaign, query_id=q, document_id=d) for q, d in new_pairs)
     )
     if new_pairs:
-        task_pk = {
-            (q, d): pk
-            for pk, q, d in RelevanceTask.objects.filter(campaign=campaign).values_list(
-                "pk", "query", "document"
-            )
-        }
+        task_pk = _relevance_task_pks(campaign)
 
     sbs_tasks = []
     for preference_row in preferences:
@@ -141,7 +134,9 @@ def labels_import(
         sbs_tasks.append(sbs_pk[key])
 
     users = annotators_get_or_create(rows=[*judgments, *preferences], source=source)
-    existing = set(Judgment.objects.filter(task__campaign=campaign).values_list("task_id", "annotator_id"))
+    existing = set(
+        Judgment.objects.filter(task__campaign=campaign).order_by().values_list("task_id", "annotator_id")
+    )
     judgment_objects = []
     for row, pair in zip(judgments, pairs, strict=True):
         key = (task_pk[pair], users[row.annotator])
@@ -167,7 +162,9 @@ def labels_import(
                 seconds_spent=row.seconds_spent,
             )
         )
-    existing = set(Preference.objects.filter(task__campaign=campaign).values_list("task_id", "annotator_id"))
+    existing = set(
+        Preference.objects.filter(task__campaign=campaign).order_by().values_list("task_id", "annotator_id")
+    )
     preference_objects = []
     for preference_row, task in zip(preferences, sbs_tasks, strict=True):
         key = (task, users[preference_row.annotator])
@@ -223,3 +220,13 @@ def labels_import(
     rows_insert(LabelRevision, fields, (revision + (note, now) for revision in revisions))
     task_slots_recount(campaign=campaign)
     return len(judgment_objects), len(preference_objects)
+
+
+def _relevance_task_pks(campaign: Campaign) -> dict[tuple[int, int], int]:
+    """(query pk, document pk) → the campaign's relevance task."""
+    return {
+        (q, d): pk
+        for pk, q, d in RelevanceTask.objects.filter(campaign=campaign)
+        .order_by()
+        .values_list("pk", "query", "document")
+    }

@@ -69,9 +69,9 @@ def side_by_side_hashes_set(*, campaign: Campaign, top_lists: dict[tuple[int, in
     }
     documents = {
         row[0]: row[1:]
-        for row in Document.objects.filter(campaign=campaign).values_list(
-            "pk", "external_id", "title", "url", "body"
-        )
+        for row in Document.objects.filter(campaign=campaign)
+        .order_by()
+        .values_list("pk", "external_id", "title", "url", "body")
         if row[0] in document_pks
     }
     for task in tasks:

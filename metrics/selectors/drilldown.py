@@ -88,7 +88,9 @@ def query_drilldown(*, campaign: Campaign, query_pk: int) -> QueryDrilldown:
         pk: (external_id, title, url)
         for pk, external_id, title, url in Document.objects.filter(
             pk__in={document for ranked in lists.values() for _, document in ranked}
-        ).values_list("pk", "external_id", "title", "url")
+        )
+        .order_by()
+        .values_list("pk", "external_id", "title", "url")
     }
     sbs = data.side_by_side
     # The report's measures, diversity ones too, as the report computes them: this query's row of all.

@@ -490,7 +490,9 @@ def campaign_aggregated_labels(*, campaign: Campaign) -> AggregatedLabels:
     document_pk = relevance.task_document[labelled]
     with_task = RelevanceTask.objects.filter(document_id=OuterRef("pk"))
     documents = dict(
-        Document.objects.filter(campaign=campaign).filter(Exists(with_task)).values_list("pk", "external_id")
+        Document.objects.filter(Exists(with_task), campaign=campaign)
+        .order_by()
+        .values_list("pk", "external_id")
     )
     query_ids = queries.external_id[relevance.task_query[labelled]]
     document_ids = np.array([documents[pk] for pk in document_pk.tolist()], dtype=object)

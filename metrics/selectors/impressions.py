@@ -115,7 +115,7 @@ def behaviour_qrels_rows(*, campaign: Campaign) -> tuple[np.ndarray, np.ndarray,
     mapping = ActionGrades(**parse_action_grades(campaign.behaviour_grades))
     qrels = behaviour_qrels(impressions.impressions, mapping=mapping)
     pks = impressions.document_pk[qrels.document]
-    names = dict(Document.objects.filter(campaign=campaign).values_list("pk", "external_id"))
+    names = _document_names(campaign)
     query_ids = queries.external_id[qrels.query]
     document_ids = np.array([names[pk] for pk in pks.tolist()], dtype=object)
     order = np.lexsort((document_ids, query_ids))
@@ -140,7 +140,7 @@ def simulated_interactions(*, campaign: Campaign, n_lists: int, seed: int = 0) -
         (str(q), str(d)): round(3 * (np.searchsorted(scale, grade) / max(len(scale) - 1, 1)))
         for q, d, grade in zip(labels.query_ids, labels.document_ids, labels.grades, strict=True)
     }
-    names = dict(Document.objects.filter(campaign=campaign).values_list("pk", "external_id"))
+    names = _document_names(campaign)
     model_index = {model.pk: i for i, model in enumerate(models)}
     rankings = np.full((len(models), len(queries), SIMULATED_DEPTH), -1, dtype=np.int64)
     grade = np.full(rankings.shape, -1, dtype=np.int64)
@@ -178,3 +178,8 @@ def simulated_interactions(*, campaign: Campaign, n_lists: int, seed: int = 0) -
             if not np.isnan(log.rating[i]):
                 row["rating"] = int(log.rating[i])
         yield row
+
+
+def _document_names(campaign: Campaign) -> dict[int, str]:
+    """Document pk → its id; read unordered (the default order joins the campaign only to sort)."""
+    return dict(Document.objects.filter(campaign=campaign).order_by().values_list("pk", "external_id"))
