@@ -30,6 +30,7 @@ from annotation.models import (
     AnnotatorExclusion,
     Assignment,
     Campaign,
+    Document,
     Judgment,
     Preference,
     Query,
@@ -125,6 +126,16 @@ def models_without_rankings(*, campaign: Campaign) -> list[str]:
 
 def ranking_model_get(*, campaign: Campaign, name: str) -> RankingModel | None:
     return RankingModel.objects.filter(campaign=campaign, name=name).first()
+
+
+def campaign_query_pks(*, campaign: Campaign) -> dict[str, int]:
+    """Each query's id → its pk. Read unordered: the default order joins the campaign only to sort."""
+    return dict(Query.objects.filter(campaign=campaign).order_by().values_list("external_id", "pk"))
+
+
+def campaign_document_pks(*, campaign: Campaign) -> dict[str, int]:
+    """Each document's id → its pk, read unordered as the queries' are."""
+    return dict(Document.objects.filter(campaign=campaign).order_by().values_list("external_id", "pk"))
 
 
 def query_list(*, campaign: Campaign, segment: str = "", text: str = "") -> QuerySet[Query]:

@@ -26,7 +26,7 @@ from annotation.models import (
     SideBySideTask,
     random_shuffle_key,
 )
-from annotation.selectors.campaigns import campaign_graded, campaign_side_by_side_seen
+from annotation.selectors.campaigns import campaign_graded, campaign_query_pks, campaign_side_by_side_seen
 from annotation.selectors.rankings import RankedEntries, ranked_entries
 from annotation.services.assignment import leases_end
 from annotation.services.label_pool import (
@@ -111,7 +111,7 @@ def campaign_import(
     pks += bare_documents_insert(campaign_pk=campaign.pk, external_ids=bare)
     # Keyed by the runs' own strings: no second copy of a run's ids.
     document_pk = dict(zip(itertools.chain(listed, bare), pks, strict=True))
-    query_pk = _query_pks(campaign)
+    query_pk = campaign_query_pks(campaign=campaign)
     for name, run in rankings.items():
         _rankings_insert(model_pk[name], run, query_pk, document_pk, progress)
     del document_pk, pks, listed, bare  # pooling reads the lists back: its peak need not hold these
@@ -175,7 +175,7 @@ def model_rankings_replace(*, model: RankingModel, run: RankedRun, progress: Pro
     Tasks pooled before stay, with their labels: a label is never thrown away. Returns the rows written.
     """
     campaign = campaign_writable_lock(campaign=model.campaign)
-    query_pk = _query_pks(campaign)
+    query_pk = campaign_query_pks(campaign=campaign)
     unknown = sorted(set(run.queries) - set(query_pk))
     if unknown:
         message = with_id(_("the run ranks unknown query {id}"), unknown[0])
@@ -355,8 +355,3 @@ def _relevance_tasks_pool(campaign: Campaign, entries: RankedEntries) -> int:
         },
     )
     return size
-
-
-def _query_pks(campaign: Campaign) -> dict[str, int]:
-    """Query id → pk; read unordered (the default order joins the campaign only to sort)."""
-    return dict(Query.objects.filter(campaign=campaign).order_by().values_list("external_id", "pk"))

@@ -8,7 +8,8 @@ from django.utils.translation import gettext_lazy as _
 from annotation.bundle.interactions import ImpressionRow, InteractionLogReader
 from annotation.errors import InputError
 from annotation.errors import InputErrorCode as Code
-from annotation.models import Campaign, Document, Impression, InteractionLog, Query, RankingModel
+from annotation.models import Campaign, Impression, InteractionLog, RankingModel
+from annotation.selectors.campaigns import campaign_document_pks, campaign_query_pks
 from annotation.services.campaigns import bare_documents_insert
 from annotation.services.read_only import campaign_writable_lock
 from plumbing.bulk import Progress, batched, rows_insert
@@ -50,10 +51,10 @@ def interaction_log_import(
     campaign_writable_lock(campaign=campaign)
     reader = InteractionLogReader(
         source,
-        queries=dict(Query.objects.filter(campaign=campaign).values_list("external_id", "pk")),
-        models=dict(RankingModel.objects.filter(campaign=campaign).values_list("name", "pk")),
+        queries=campaign_query_pks(campaign=campaign),
+        models=dict(RankingModel.objects.filter(campaign=campaign).order_by().values_list("name", "pk")),
     )
-    documents = dict(Document.objects.filter(campaign=campaign).values_list("external_id", "pk"))
+    documents = campaign_document_pks(campaign=campaign)
     log = InteractionLog.objects.create(campaign=campaign, source=source[-255:], created_by=created_by)
     types = _copy_types()
     impressions = clicks = added = 0

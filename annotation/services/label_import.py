@@ -16,16 +16,15 @@ from annotation.errors import InputError
 from annotation.errors import InputErrorCode as Code
 from annotation.models import (
     Campaign,
-    Document,
     Judgment,
     LabelRevision,
     Preference,
-    Query,
     RankingModel,
     RelevanceTask,
     SideBySideTask,
 )
 from annotation.roles import Role
+from annotation.selectors.campaigns import campaign_document_pks, campaign_query_pks
 from annotation.services.assignment import task_slots_recount
 from annotation.services.labels import _revision_value
 from annotation.services.read_only import campaign_writable_lock
@@ -73,9 +72,9 @@ def labels_import(
     worth keeping, and the ideal DCG counts every judged document.
     """
     campaign_writable_lock(campaign=campaign, exclusive=True)  # the slots are recounted
+    query_pk = campaign_query_pks(campaign=campaign)
+    document_pk = campaign_document_pks(campaign=campaign)
     # Read unordered: the models' default order joins the campaign, query and document only to sort.
-    query_pk = dict(Query.objects.filter(campaign=campaign).order_by().values_list("external_id", "pk"))
-    document_pk = dict(Document.objects.filter(campaign=campaign).order_by().values_list("external_id", "pk"))
     experimental = dict(
         RankingModel.objects.filter(campaign=campaign, role=RankingModel.Role.EXPERIMENTAL)
         .order_by()
