@@ -18,6 +18,7 @@ from annotation.errors import TaskError, TaskErrorCode
 from annotation.models import (
     Assignment,
     Campaign,
+    Document,
     Judgment,
     LabelRevision,
     Preference,
@@ -26,7 +27,7 @@ from annotation.models import (
     SideBySideTask,
 )
 from annotation.selectors.rankings import side_by_side_lists
-from annotation.selectors.workbench import task_view
+from annotation.selectors.workbench import task_page_sql, task_view
 from annotation.services import round_trip
 from annotation.services.assignment import REPEAT_GAP, task_next, task_next_in
 from annotation.services.campaigns import campaign_import
@@ -405,6 +406,34 @@ def test_a_new_leases_page_comes_with_it_as_its_own_statement_reads_it(bundle_da
         shown = [[(d.title, d.url, d.body) for d in side] for side in (view.left, view.right)]
         listed = [[(d.title or "(no title)", d.url, d.body) for d in side] for side in (left, right)]
         assert shown == listed and shown[0]
+
+
+def _scans(plan: dict):
+    """Every node of an EXPLAIN (FORMAT JSON) plan, subplans included."""
+    yield plan
+    for child in plan.get("Plans", []):
+        yield from _scans(child)
+
+
+def test_a_side_by_side_pages_documents_are_read_by_primary_key(campaign, make_user):
+    # Enough other documents that scanning them all costs more than a few lookups, as in any real database.
+    Document.objects.bulk_create(
+        Document(campaign=campaign, external_id=f"other{i}", title=f"Other {i}") for i in range(5000)
+    )
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE annotation_document")
+    lease = task_next(annotator=make_user("ann", "annotator"), campaign=campaign)
+    task = lease.side_by_side_task or SideBySideTask.objects.filter(campaign=campaign).first()
+    sql = task_page_sql(SIDE_BY_SIDE, task="%(task)s", assignment="%(assignment)s", finished=False)
+    params = {"annotator": lease.annotator_id, "campaign": campaign.pk, "depth": campaign.gsb_depth}
+    with connection.cursor() as cursor:
+        cursor.execute("EXPLAIN (FORMAT JSON) " + sql, {**params, "task": task.pk, "assignment": lease.pk})
+        plan = cursor.fetchone()[0][0]["Plan"]
+    documents = [node for node in _scans(plan) if node.get("Relation Name") == "annotation_document"]
+    assert documents and all(
+        node["Node Type"] in {"Index Scan", "Index Only Scan"} and "id = ANY" in node["Index Cond"]
+        for node in documents
+    ), documents
 
 
 def test_a_repeats_answer_writes_what_the_general_path_writes_in_one_statement(campaign, make_user, settings):
