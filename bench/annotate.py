@@ -33,6 +33,8 @@ path. `--in-process` measures only that (no gunicorn, no clients), then splits a
 parts (`web_label_parts`), prints what one round trip to PostgreSQL and to the cache costs this process
 (`round_trip_costs`), and the API's next-task as a process's first in its campaign against once it has seen
 it (`next_task_costs`); BENCH_DATABASE names the database.
+Before the phases (and with `--in-process`) it prints the plan of the general path's lease query, and
+PostgreSQL's time for the side-by-side page's statement, which a new lease's statement holds too.
 Afterwards it checks that no task holds more labels than its overlap and that
 every answer was a success (200 or 201) stored.
 """
@@ -157,6 +159,31 @@ def lease_query_plan(campaign_id: int) -> str:
         plan = [row[0] for row in cursor.fetchall()]
     scan = next(line.strip() for line in plan if "Scan" in line)
     return f"{plan[-1]}; {scan.split('  (')[0]}"
+
+
+def side_by_side_page_times(campaign_id: int, tasks: int = 40) -> str:
+    """PostgreSQL's planning and execution time of the side-by-side page's statement (`task_page_sql`, which
+    a new lease's statement holds too), medians over the campaign's first `tasks` such tasks, read twice."""
+    from django.db import connection
+
+    from annotation.models import Document, SideBySideTask
+    from annotation.selectors.workbench import task_page_sql
+    from annotation.task_kinds import SIDE_BY_SIDE
+
+    sql = task_page_sql(SIDE_BY_SIDE, task="%(task)s", assignment="%(assignment)s", finished=False)
+    params = {"annotator": 0, "campaign": campaign_id, "depth": 5, "assignment": 0}
+    pks = SideBySideTask.objects.filter(campaign_id=campaign_id).order_by("pk").values_list("pk", flat=True)
+    planning, execution = [], []
+    with connection.cursor() as cursor:
+        for task in [*pks[:tasks]] * 2:
+            cursor.execute("EXPLAIN (ANALYZE) " + sql, {**params, "task": task})
+            *_, planned, executed = (row[0] for row in cursor.fetchall())
+            planning.append(float(planned.split()[2]))
+            execution.append(float(executed.split()[2]))
+    return (
+        f"planning {statistics.median(planning):.3f} ms, execution {statistics.median(execution):.3f} ms "
+        f"(medians of {len(execution)}; {Document.objects.count()} documents)"
+    )
 
 
 # The label paths, as printed, and the stats counter of their labels.
@@ -649,6 +676,7 @@ def main() -> None:
 
         tasks = RelevanceTask.objects.count(), SideBySideTask.objects.filter(lists_identical=False).count()
         print(f"lease query: {lease_query_plan(campaign)}")
+        print(f"side-by-side page statement: {side_by_side_page_times(campaign)}")
         if args.in_process:
             static_collect()
             with other_core_busy(args.loaded):
