@@ -90,6 +90,7 @@ def test_every_campaigns_summary_is_its_own_in_a_fixed_number_of_queries(
         kinds, n_open = expected(campaign)
         found = [(k.tasks, k.complete, k.labels_left, k.automatic_same) for k in summary.kinds]
         assert found == kinds, campaign.name
+        assert all(type(value) is int for k in summary.kinds for value in (k.complete, k.labels_left))
         assert [k.overlap for k in summary.kinds] == [campaign.overlap, campaign.gsb_overlap]
         assert summary.disputes_waiting == n_open, campaign.name
     assert summaries[campaigns[2].pk].last_label is None
