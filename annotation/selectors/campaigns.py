@@ -247,25 +247,38 @@ def kinds_progress_by_campaign(*, campaigns: list[Campaign]) -> dict[int, list[K
 
 # A kind's tasks in each campaign: how many, how many complete (labels up to the kind's overlap, or settled:
 # adjudicated, or identical lists answered Same), the labels still needed by the rest, and how many were
-# answered Same automatically. The labels of an annotator left out of the campaign count for nothing. Each
-# task is joined to its labels' count, one aggregate of the campaigns' labels: a subquery per task took
-# 3.6 s for a campaign of 100,000 tasks (docs/benchmarks.md).
-_KIND_PROGRESS = """SELECT t.campaign_id, COUNT(*),
-    COUNT(*) FILTER (WHERE {settled} OR COALESCE(l.n, 0) >= c.{overlap}),
-    SUM(CASE WHEN c.{overlap} > COALESCE(l.n, 0) THEN c.{overlap} - COALESCE(l.n, 0) ELSE 0 END)
-        FILTER (WHERE NOT ({settled})),
-    COUNT(*) FILTER (WHERE {automatic})
-FROM {tasks} t JOIN {campaigns} c ON c.id = t.campaign_id
+# answered Same automatically. The labels of an annotator left out of the campaign count for nothing.
+# Counted as every task needing its overlap (`every`), less what the tasks with a label or an adjudication
+# already have (`touched`, grouped from those rows alone): no task is joined to its labels' count, which
+# PostgreSQL, with a new campaign's statistics not yet gathered, nests into a loop over both. A subquery per
+# task took 3.6 s for a campaign of 100,000 tasks (docs/benchmarks.md).
+_KIND_PROGRESS = """SELECT c.id, every.tasks, every.automatic + COALESCE(touched.complete, 0),
+    c.{overlap} * every.open - COALESCE(touched.covered, 0), every.automatic
+FROM (
+    SELECT t.campaign_id, COUNT(*) AS tasks, SUM({automatic}) AS automatic, SUM(1 - {automatic}) AS open
+    FROM {tasks} t WHERE t.campaign_id IN ({ids}) GROUP BY t.campaign_id
+) AS every
+JOIN {campaigns} c ON c.id = every.campaign_id
 LEFT JOIN (
-    SELECT l.task_id, COUNT(*) AS n FROM {labels} l JOIN {tasks} lt ON lt.id = l.task_id
-    WHERE lt.campaign_id IN ({ids}) AND NOT EXISTS (
-        SELECT 1 FROM {exclusions} e
-        WHERE e.campaign_id = lt.campaign_id AND e.annotator_id = l.annotator_id AND e.reinstated_at IS NULL)
-    GROUP BY l.task_id
-) l ON l.task_id = t.id
-LEFT JOIN {adjudications} a ON a.{adjudicated} = t.id
-WHERE t.campaign_id IN ({ids})
-GROUP BY t.campaign_id"""
+    SELECT task.campaign_id,
+        COUNT(*) FILTER (WHERE task.settled = 1 OR task.n >= tc.{overlap}) AS complete,
+        SUM(CASE WHEN task.settled = 1 OR task.n >= tc.{overlap} THEN tc.{overlap} ELSE task.n END) AS covered
+    FROM (
+        SELECT campaign_id, task_id, SUM(label) AS n, MAX(settled) AS settled
+        FROM (
+            SELECT t.campaign_id, t.id AS task_id, 1 AS label, 0 AS settled
+            FROM {labels} l JOIN {tasks} t ON t.id = l.task_id
+            WHERE t.campaign_id IN ({ids}) AND {automatic} = 0 AND NOT EXISTS (
+                SELECT 1 FROM {exclusions} e WHERE e.campaign_id = t.campaign_id
+                  AND e.annotator_id = l.annotator_id AND e.reinstated_at IS NULL)
+            UNION ALL
+            SELECT t.campaign_id, t.id, 0, 1 FROM {adjudications} a JOIN {tasks} t ON t.id = a.{adjudicated}
+            WHERE t.campaign_id IN ({ids}) AND {automatic} = 0
+        ) AS stream
+        GROUP BY campaign_id, task_id
+    ) AS task JOIN {campaigns} tc ON tc.id = task.campaign_id
+    GROUP BY task.campaign_id
+) AS touched ON touched.campaign_id = every.campaign_id"""
 
 
 def _kinds_progress(campaigns: list[Campaign]) -> dict[int, list[KindProgress]]:
@@ -276,7 +289,13 @@ def _kinds_progress(campaigns: list[Campaign]) -> dict[int, list[KindProgress]]:
     by_pk = {campaign.pk: campaign for campaign in campaigns}
     ids = list(by_pk)
     for kind in TASK_KINDS:
-        automatic = "t.lists_identical AND c.auto_same_identical" if kind.is_side_by_side else "1 = 0"
+        # Identical lists answered Same: the campaign's setting, read per task (campaigns are few).
+        automatic = "0"
+        if kind.is_side_by_side:
+            automatic = (
+                f"CASE WHEN t.lists_identical AND (SELECT auto_same_identical FROM {Campaign._meta.db_table}"
+                " WHERE id = t.campaign_id) THEN 1 ELSE 0 END"
+            )
         sql = _KIND_PROGRESS.format(
             tasks=kind.model._meta.db_table,
             labels=kind.label_model._meta.db_table,
@@ -285,12 +304,11 @@ def _kinds_progress(campaigns: list[Campaign]) -> dict[int, list[KindProgress]]:
             adjudications=Adjudication._meta.db_table,
             adjudicated=f"{kind.assignment_field}_id",
             overlap=kind.overlap_field,
-            settled=f"a.id IS NOT NULL OR ({automatic})",
             automatic=automatic,
             ids=rows.placeholders(len(ids)),
         )
         with connections[router.db_for_read(kind.model)].cursor() as cursor:
-            cursor.execute(sql, ids * 2)
+            cursor.execute(sql, ids * 3)
             totals = {row[0]: row[1:] for row in cursor.fetchall()}
         for pk, kinds in found.items():
             tasks, complete, labels_left, automatic_same = totals.get(pk, (0, 0, 0, 0))
