@@ -1,6 +1,6 @@
 """Server time of every page of the demo campaign, the first request of a fresh worker included.
 
-    .venv/bin/python bench/pages.py [--repeat 5] [--starts 1] [--database NAME] [--loaded]
+    .venv/bin/python bench/pages.py [--repeat 5] [--starts 1] [--database NAME] [--loaded] [--large N]
 
 Loads the demo into its own PostgreSQL database (judgeboard_bench_pages on BENCH_PG's server, created and
 dropped here). Then, for each page, a new Python process starts as a gunicorn worker does (it imports
@@ -10,6 +10,11 @@ template) is measured the same way as the floor. With --starts N each page gets 
 table shows the median of their first calls and of their medians (on a machine shared with other work, one
 first call can be tens of milliseconds off). With --loaded another process keeps one core busy while the
 pages are timed (`bench/busy.py`); the load average is printed either way.
+
+With --large N the database also holds a campaign of N queries (`bench/annotate.py`'s, eight documents a
+query: 8N relevance tasks, N side by side) with 450 labels, and the table times its manager's pages too
+(progress, review queue, metrics overview, quality) besides the home page, which counts every campaign: a
+read that grows with a campaign's tasks, or with every campaign's documents, shows there and not on the demo.
 
 Target: every page's first call and median ≤ 150 ms.
 """
@@ -47,7 +52,42 @@ def environment(database: str, debug: bool) -> dict:
     }
 
 
-def pages(database: str) -> list[tuple[str, str]]:
+# A large campaign beside the demo (`--large`): `bench/annotate.py`'s, labelled a little by its annotators.
+LARGE = """
+import sys
+sys.path.insert(0, "bench")
+import annotate
+annotate.DATABASE = sys.argv[1]
+annotate.setup_django(redis=False)
+from django.contrib.auth import get_user_model
+from annotation.models import Campaign
+from annotation.services.assignment import task_next
+from annotation.services.labels import judgment_submit, preference_submit
+campaign = Campaign.objects.get(pk=annotate.seed(int(sys.argv[2]), 3)[0])
+for annotator in get_user_model().objects.filter(username__startswith="bench"):
+    for _ in range(150):
+        lease = task_next(annotator=annotator, campaign=campaign)
+        if lease.relevance_task_id:
+            judgment_submit(annotator=annotator, task=lease.relevance_task, grade=1)
+        else:
+            preference_submit(annotator=annotator, task=lease.side_by_side_task, side="same")
+print(campaign.pk)
+"""
+
+
+def large_campaign(database: str, queries: int) -> int:
+    """The id of a campaign of `queries` queries with 450 labels, added to the database (`LARGE`)."""
+    done = subprocess.run(
+        [sys.executable, "-c", LARGE, database, str(queries)],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return int(done.stdout.split()[-1])
+
+
+def pages(database: str, large: int | None = None) -> list[tuple[str, str]]:
     """(user, path) of every page of the demo campaign, read from the loaded database."""
     script = """
 import json, django
@@ -97,6 +137,16 @@ print(json.dumps({
         ("manager", f"{metrics}/queries/{found['query']}/"),
         ("manager", "/api/campaigns/"),
         ("manager", f"/api/campaigns/{c}/report/"),
+        *(
+            []
+            if large is None
+            else [
+                ("manager", f"/campaigns/{large}/progress/"),
+                ("manager", f"/campaigns/{large}/review/"),
+                ("manager", f"/metrics/campaigns/{large}/"),
+                ("manager", f"/metrics/campaigns/{large}/quality/"),
+            ]
+        ),
     ]
 
 
@@ -157,6 +207,7 @@ def main() -> None:
     parser.add_argument("--starts", type=int, default=1, help="new processes per page")
     parser.add_argument("--database", default=DATABASE)
     parser.add_argument("--loaded", action="store_true", help="keep one core busy while timing")
+    parser.add_argument("--large", type=int, metavar="N", help="also a campaign of N queries, and its pages")
     parser.add_argument("--child", nargs=2, metavar=("USER", "PATH"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -174,11 +225,12 @@ def main() -> None:
             subprocess.run(
                 [sys.executable, "manage.py", *command], cwd=ROOT, env=env, check=True, capture_output=True
             )
+        large = None if args.large is None else large_campaign(args.database, args.large)
         rows = []
         with other_core_busy(args.loaded):
             measured = [
                 (user, path, [start(user, path, args.repeat, production) for _ in range(args.starts)])
-                for user, path in pages(args.database)
+                for user, path in pages(args.database, large)
             ]
             load = load_average()
         for user, path, starts in measured:
