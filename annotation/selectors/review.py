@@ -116,7 +116,8 @@ def _queue_rows_by_campaign(campaigns: list[Campaign], kind: TaskKind | None) ->
     rows: dict[int, list[_Row]] = {campaign.pk: [] for campaign in campaigns}
     if kind in (None, RELEVANCE):
         relevance_rows = (
-            RelevanceTask.objects.filter(campaign__in=campaigns)
+            # Only the tasks with a judgment, joined to them: not every task grouped, the unlabelled dropped.
+            RelevanceTask.objects.filter(campaign__in=campaigns, judgments__isnull=False)
             .annotate(
                 low=Min("judgments__grade"),
                 high=Max("judgments__grade"),
@@ -124,7 +125,6 @@ def _queue_rows_by_campaign(campaigns: list[Campaign], kind: TaskKind | None) ->
                     "judgments", filter=Q(gold_grade__isnull=False) & ~Q(judgments__grade=F("gold_grade"))
                 ),
             )
-            .filter(low__isnull=False)
             .order_by()
             .values_list("campaign", "pk", "low", "high", "n_off_gold", "adjudication__grade", holder)
         )
