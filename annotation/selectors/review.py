@@ -137,7 +137,9 @@ def _queue_rows_by_campaign(campaigns: list[Campaign], kind: TaskKind | None) ->
                 )
     if kind in (None, SIDE_BY_SIDE):
         verdict_rows = (
+            # Only the tasks with a verdict or a final label: a task adjudicated before any verdict stays.
             SideBySideTask.objects.filter(campaign__in=campaigns)
+            .filter(Q(preferences__isnull=False) | Q(adjudication__isnull=False))
             .annotate(
                 n_good=Count("preferences", filter=Q(preferences__verdict=Verdict.GOOD)),
                 n_same=Count("preferences", filter=Q(preferences__verdict=Verdict.SAME)),

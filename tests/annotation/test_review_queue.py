@@ -194,3 +194,13 @@ def test_a_bad_final_label_is_a_message_and_nothing_is_stored(client, campaign, 
     page = client.post(url, post, follow=True)
     assert page.status_code == 200 and message in page.content.decode().replace("&#x27;", "'")
     assert not Adjudication.objects.exists()
+
+
+def test_a_side_by_side_task_settled_before_any_verdict_is_listed_settled(crowded, reviewer):
+    unlabelled = SideBySideTask.objects.get(query__external_id="q2")
+    before = review_queue(campaign=crowded, state=QueueState.ALL)
+    assert ("side_by_side", unlabelled.pk) not in [(item.kind, item.task_pk) for item in before.items]
+    adjudication_set(reviewer=reviewer, task=unlabelled, verdict="same", reason="read them both")
+    queue = review_queue(campaign=crowded, state=QueueState.SETTLED)
+    assert [(item.kind, item.task_pk) for item in queue.items] == [("side_by_side", unlabelled.pk)]
+    assert (queue.n_open, queue.n_settled) == (N_DISPUTED + 1, 1)
