@@ -63,7 +63,7 @@ def _review(request, task, url_name: str):
                 **posted.cleaned_data["label"],
             )
         except TaskError as error:
-            messages.error(request, str(error))  # a stale page: the page shows the final label now
+            messages.error(request, error.for_page())  # a stale page: the page shows the final label now
             return here
         messages.success(request, _("Final label of %(task)s saved.") % {"task": task})
         after = (task_kind(task).name, task.pk)

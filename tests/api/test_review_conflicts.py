@@ -77,6 +77,7 @@ def test_two_reviewers_on_the_page_the_second_is_shown_the_final_label(disputed,
     refused = second.post(url, stale, follow=True)
     page = refused.content.decode()
     assert "Another reviewer saved this task&#x27;s final label" in page and "it is now 0, by rita" in page
+    assert "version:" not in page  # the hidden field is no name for the reviewer
     assert 'id="current-adjudication"' in page and "spam" in page
     final = Adjudication.objects.get(relevance_task=task)
     assert (final.grade, final.reviewer.username) == (0, "rita")
