@@ -230,19 +230,13 @@ def campaign_progress(*, campaign: Campaign, median_seconds: bool = True) -> Cam
         ),
         key=lambda item: item.username,
     )
-    kinds = _kinds_progress([campaign])[campaign.pk]
-    return CampaignProgress(annotators=annotators, kinds=kinds)
+    return CampaignProgress(annotators=annotators, kinds=kinds_progress(campaign=campaign))
 
 
 def kinds_progress(*, campaign: Campaign) -> list[KindProgress]:
     """Per kind: tasks complete and labels still needed, as the launch report counts them (the labels of the
     annotators a manager left out count for nothing). One query per kind."""
     return kinds_progress_by_campaign(campaigns=[campaign])[campaign.pk]
-
-
-def kinds_progress_by_campaign(*, campaigns: list[Campaign]) -> dict[int, list[KindProgress]]:
-    """`kinds_progress` of each campaign by its id, one query per kind whatever the number of campaigns."""
-    return _kinds_progress(campaigns)
 
 
 # A kind's tasks in each campaign: how many, how many complete (labels up to the kind's overlap, or settled:
@@ -281,8 +275,8 @@ LEFT JOIN (
 ) AS touched ON touched.campaign_id = every.campaign_id"""
 
 
-def _kinds_progress(campaigns: list[Campaign]) -> dict[int, list[KindProgress]]:
-    """`kinds_progress_by_campaign`: one statement per kind."""
+def kinds_progress_by_campaign(*, campaigns: list[Campaign]) -> dict[int, list[KindProgress]]:
+    """`kinds_progress` of each campaign by its id: one statement per kind, whatever the campaigns."""
     found: dict[int, list[KindProgress]] = {campaign.pk: [] for campaign in campaigns}
     if not campaigns:
         return found
