@@ -2,32 +2,25 @@
 columns, and everything computed from them for the Behaviour page, the launch report and the API.
 
 `campaign_impressions` is the one read (a campaign's impressions in one statement, as NumPy columns);
-`campaign_behaviour` computes from it and from the human side the launch report already holds (each model's
-per-query measures), so the report runs it on its own thread without a further query.
+`log_estimates` computes from it what no label changes, kept in the shared cache under the campaign's log
+ids; `campaign_behaviour` computes from that and from the human side the launch report already holds (each
+model's per-query measures), so the report runs it on its own thread without a further query.
 """
 
-import dataclasses
-import hashlib
-import inspect
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 from django.core.cache import cache
 
-from annotation.campaign_settings import parse_action_grades, parse_guardrails
-from metrics.compute import labels, resampling
-from metrics.compute.guardrails import Bound, Guardrail, GuardrailOutcome, evaluate_guardrails
-from metrics.compute.interactions import impressions as impression_columns
-from metrics.compute.interactions import propensity as propensity_estimators
+from annotation.campaign_settings import parse_action_grades
+from metrics.compute.guardrails import GuardrailOutcome, evaluate_guardrails
 from metrics.compute.interactions.behaviour import (
     ActionGrades,
     BehaviourAgreement,
     BehaviourQrels,
     behaviour_agreement,
-    behaviour_qrels,
 )
-from metrics.compute.interactions.impressions import ClusterBy, Impressions
+from metrics.compute.interactions.impressions import ClusterBy
 from metrics.compute.interactions.offline_online import (
     DEFAULT_MARGIN,
     OfflineOnlineAgreement,
@@ -36,44 +29,30 @@ from metrics.compute.interactions.offline_online import (
 from metrics.compute.interactions.online import (
     DEFAULT_MAX_WEIGHT,
     OnlineDifference,
-    OnlineMetrics,
     ips_ctr_name,
-    online_differences,
-    online_metrics,
     query_metrics,
 )
 from metrics.compute.interactions.propensity import (
     PropensityCurve,
-    intervention_harvesting,
-    position_based_em,
 )
-from metrics.compute.labels import columns_sha256
 from metrics.compute.layout import ranked_labels
 from metrics.compute.ranking import RankingSettings, evaluate_ranked, weighted_mean
 from metrics.selectors.evaluation_data import (
     CampaignEvaluationData,
-    CampaignModel,
     CampaignQueries,
 )
-from metrics.selectors.impressions import ImpressionData, campaign_impressions
-from plumbing.digests import sources_digest
+from metrics.selectors.impressions import campaign_impressions
+from metrics.selectors.log_estimates import (
+    N_RESAMPLES,
+    ONLINE_K,
+    SEED,
+    LogEstimates,
+    ModelOnline,
+    fitted_propensities,
+    guardrails_of,
+    propensities_key,
+)
 from trec.measures import parse_measure
-
-ONLINE_K = 10  # the cut-off of the online metrics shown (guardrails may name others)
-N_RESAMPLES = 1000
-EM_RESAMPLES = 100  # EM is fitted again on each resample
-SEED = 0
-PROPENSITIES_CACHE_SECONDS = 7 * 24 * 3600
-# In the cache key: a deployment that changes the estimators (or this module) computes its curves afresh.
-_ESTIMATORS = (propensity_estimators, impression_columns, resampling, labels)
-_ESTIMATORS_SOURCE = sources_digest([Path(__file__), *(Path(inspect.getfile(m)) for m in _ESTIMATORS)])[:16]
-
-
-@dataclass(frozen=True)
-class ModelOnline:
-    name: str
-    role: str
-    metrics: OnlineMetrics
 
 
 @dataclass(frozen=True)
@@ -140,107 +119,9 @@ class CampaignBehaviour:
         return ips_ctr_name(self.k)
 
 
-@dataclass(frozen=True)
-class Propensities:
-    """A log's two propensity curves, and the one the IPS metrics use (`method`, "" for none) carried on
-    to position `ONLINE_K`."""
-
-    harvesting: PropensityCurve
-    em: PropensityCurve
-    method: str
-    propensity: np.ndarray | None
-
-
-def log_propensities(*, impressions: Impressions) -> Propensities:
-    """The log's propensity curves with the report's resamples, from the shared cache when these clicks
-    were estimated before. They read only the clicks' queries, documents and positions, never a label,
-    and EM on every resample was most of the launch report's arithmetic: the key is a digest of those
-    columns, so a changed log is estimated afresh and an unchanged one by no worker again."""
-    key = _propensities_key(impressions)
-    found = cache.get(key)
-    if found is None:
-        found = Propensities(*_propensities(impressions, ONLINE_K, N_RESAMPLES, EM_RESAMPLES))
-        cache.set(key, found, PROPENSITIES_CACHE_SECONDS)
-    return found
-
-
-def _propensities_key(impressions: Impressions) -> str:
-    columns = (impressions.query, impressions.document, impressions.position, impressions.clicked)
-    settings = f"{ONLINE_K}:{N_RESAMPLES}:{EM_RESAMPLES}:{SEED}"
-    return f"propensities:{_ESTIMATORS_SOURCE}:{settings}:{columns_sha256(columns)}"
-
-
-@dataclass(frozen=True)
-class LogEstimates:
-    """What the log alone says: its propensities, each served model's online metrics, and each experimental
-    model's differences against the online one (by model name)."""
-
-    propensities: Propensities
-    models: list[ModelOnline]
-    differences: dict[str, dict[str, OnlineDifference]]
-
-
-def log_estimates(*, impressions: Impressions, models: list[CampaignModel], guardrails: str) -> LogEstimates:
-    """`log_propensities`, and the online metrics and differences with their intervals, from the shared
-    cache while the log, the models and the cut-offs `guardrails` names are the same: they read no label."""
-    propensities = log_propensities(impressions=impressions)
-    columns = [getattr(impressions, field.name) for field in dataclasses.fields(Impressions)]
-    arrays = [column for column in columns if isinstance(column, np.ndarray)]
-    scalars = [column for column in columns if not isinstance(column, np.ndarray)]
-    key = ":".join(
-        [
-            "online",
-            _ESTIMATORS_SOURCE,
-            _propensities_key(impressions),
-            columns_sha256(arrays),
-            repr(scalars),
-            repr([(model.name, model.role) for model in models]),
-            repr(_guardrails(guardrails)),
-            f"{ONLINE_K}:{N_RESAMPLES}:{SEED}",
-        ]
-    )
-    key = f"online:{hashlib.sha256(key.encode()).hexdigest()}"  # memcached and Redis want short keys
-    found = cache.get(key)
-    if found is None:
-        found = _log_estimates(impressions, models, propensities, _guardrails(guardrails))
-        cache.set(key, found, PROPENSITIES_CACHE_SECONDS)
-    return found
-
-
-def _guardrails(setting: str) -> list[Guardrail]:
-    return [
-        Guardrail(metric, Bound.LOWER if op == ">=" else Bound.UPPER, threshold)
-        for metric, op, threshold in parse_guardrails(setting)
-    ]
-
-
-def _log_estimates(
-    log: Impressions, models: list[CampaignModel], propensities: Propensities, guardrails: list[Guardrail]
-) -> LogEstimates:
-    k, propensity, n_resamples = ONLINE_K, propensities.propensity, N_RESAMPLES
-    served = set(log.model.tolist())
-    online_index = next((i for i, model in enumerate(models) if model.is_online), None)
-    online_models = [
-        ModelOnline(
-            model.name,
-            model.role,
-            online_metrics(log, model=i, k=k, propensity=propensity, n_resamples=n_resamples, seed=SEED),
-        )
-        for i, model in enumerate(models)
-        if i in served
-    ]
-    differences = {
-        model.name: _differences(log, online_index, i, k, propensity, guardrails, n_resamples)
-        for i, model in enumerate(models)
-        if not model.is_online and online_index is not None and i in served and online_index in served
-    }
-    return LogEstimates(propensities, online_models, differences)
-
-
 def campaign_behaviour(
     *,
     data: CampaignEvaluationData,
-    impressions: ImpressionData,
     estimates: LogEstimates,
     human_per_query: dict[str, dict[str, np.ndarray]],
     evaluated: np.ndarray,
@@ -253,12 +134,11 @@ def campaign_behaviour(
     per-query values of each measure on the judges' labels over the `evaluated` query indices; `grades`:
     the aggregated grade of each relevance task."""
     campaign, queries, models = data.campaign, data.queries, data.models
-    log = impressions.impressions
     k, n_resamples = ONLINE_K, N_RESAMPLES
     propensities = estimates.propensities
     online_index = next((i for i, model in enumerate(models) if model.is_online), None)
     comparisons = {}
-    guardrails = _guardrails(campaign.guardrails)
+    guardrails = guardrails_of(campaign.guardrails)
     for model in models:
         if model.name not in estimates.differences or online_index is None:
             continue
@@ -295,13 +175,13 @@ def campaign_behaviour(
         )
 
     mapping = ActionGrades(**parse_action_grades(campaign.behaviour_grades))
-    qrels = behaviour_qrels(log, mapping=mapping)
+    qrels, document_pk = estimates.qrels, estimates.qrels_document_pk
     return CampaignBehaviour(
-        n_logs=impressions.n_logs,
-        n_impressions=int(log.query.size),
-        n_lists=int(log.list_query.size),
-        n_clicks=int(log.clicked.sum()),
-        cluster_by=log.clusters(None)[0],
+        n_logs=estimates.n_logs,
+        n_impressions=estimates.n_impressions,
+        n_lists=estimates.n_lists,
+        n_clicks=estimates.n_clicks,
+        cluster_by=estimates.cluster_by,
         k=k,
         harvesting=propensities.harvesting,
         em=propensities.em,
@@ -310,26 +190,11 @@ def campaign_behaviour(
         models=estimates.models,
         comparisons=comparisons,
         qrels=qrels,
-        measures=_measures_beside(data, impressions, qrels, human_per_query, evaluated, settings),
-        agreement=_agreement(data, impressions, qrels, grades, mapping, n_resamples),
+        measures=_measures_beside(data, qrels, document_pk, human_per_query, evaluated, settings),
+        agreement=_agreement(data, qrels, document_pk, grades, mapping, n_resamples),
         grades_setting=campaign.behaviour_grades,
         guardrails_setting=campaign.guardrails,
     )
-
-
-def _propensities(
-    log: Impressions, k: int, n_resamples: int, em_resamples: int
-) -> tuple[PropensityCurve, PropensityCurve, str, np.ndarray | None]:
-    """Both curves, and the one the IPS metrics use (intervention harvesting, else EM, else none) with its
-    method. Positions up to the deepest the logs show (at most k) are estimated; the metrics' weights past it
-    are never read (no impression is there), so the curve is carried on to k with its last value."""
-    depth = min(k, int(log.position.max()))
-    harvesting = intervention_harvesting(log, n_positions=depth, n_resamples=n_resamples, seed=SEED)
-    em = position_based_em(log, n_positions=depth, n_resamples=em_resamples, seed=SEED)
-    for curve in (harvesting, em):
-        if np.isfinite(curve.propensity).all():
-            return harvesting, em, curve.method, np.pad(curve.propensity, (0, k - depth), mode="edge")
-    return harvesting, em, "", None
 
 
 @dataclass(frozen=True)
@@ -351,8 +216,8 @@ def users_per_query(*, data: CampaignEvaluationData, model: int) -> UsersPerQuer
     log = impressions.impressions
     # The estimates do not depend on the resamples: the report's cached curves when there are some, else a
     # fit without intervals.
-    cached = cache.get(_propensities_key(log))
-    propensity = cached.propensity if cached is not None else _propensities(log, ONLINE_K, 1, 1)[3]
+    cached = cache.get(propensities_key(log))
+    propensity = cached.propensity if cached is not None else fitted_propensities(log, ONLINE_K, 1, 1)[3]
     metric = ips_ctr_name(ONLINE_K) if propensity is not None else f"CTR@{ONLINE_K}"
     values = [
         query_metrics(log, model=index, k=ONLINE_K, propensity=propensity)[metric]
@@ -370,35 +235,6 @@ def disagreement_side(offline_delta: float, online_delta: float) -> str:
     if offline_delta < -margin and online_delta > margin:
         return "users"
     return ""
-
-
-def _differences(
-    log: Impressions,
-    online: int,
-    experimental: int,
-    k: int,
-    propensity: np.ndarray | None,
-    guardrails: list[Guardrail],
-    n_resamples: int,
-) -> dict[str, OnlineDifference]:
-    """Every metric's experimental − online at cut-off k, and at any other cut-off a guardrail names."""
-    cutoffs = {k} | {int(rule.metric.rpartition("@")[2]) for rule in guardrails if "@" in rule.metric}
-    differences: dict[str, OnlineDifference] = {}
-    for cutoff in sorted(cutoffs, key=lambda value: value != k):
-        theta = propensity
-        if theta is not None and theta.size < cutoff:
-            theta = None  # no IPS metrics past the estimated positions
-        found = online_differences(
-            log,
-            online_model=online,
-            experimental_model=experimental,
-            k=cutoff,
-            propensity=theta,
-            n_resamples=n_resamples,
-            seed=SEED,
-        )
-        differences |= {name: value for name, value in found.items() if name not in differences}
-    return differences
 
 
 def _points(
@@ -421,8 +257,8 @@ def _points(
 
 def _measures_beside(
     data: CampaignEvaluationData,
-    impressions: ImpressionData,
     qrels: BehaviourQrels,
+    document_pk: np.ndarray,
     human_per_query: dict[str, dict[str, np.ndarray]],
     evaluated: np.ndarray,
     settings: RankingSettings,
@@ -435,7 +271,7 @@ def _measures_beside(
         n_queries=len(data.queries),
         n_models=len(data.models),
         task_query=qrels.query,
-        task_document=impressions.document_pk[qrels.document],
+        task_document=document_pk,
         grades=qrels.grade.astype(float),
         ranking_model=data.rankings.model,
         ranking_query=data.rankings.query,
@@ -467,8 +303,8 @@ def _relevance_measure(name: str) -> bool:
 
 def _agreement(
     data: CampaignEvaluationData,
-    impressions: ImpressionData,
     qrels: BehaviourQrels,
+    document_pk: np.ndarray,
     grades: np.ndarray,
     mapping: ActionGrades,
     n_resamples: int,
@@ -486,7 +322,6 @@ def _agreement(
             strict=True,
         )
     }
-    document_pk = impressions.document_pk[qrels.document]
     matched = [
         (i, task_key[q, d])
         for i, (q, d) in enumerate(zip(qrels.query.tolist(), document_pk.tolist(), strict=True))

@@ -28,7 +28,7 @@ from metrics.compute.gsb import GSBSummary, gsb_by_segment, gsb_summary, model_v
 from metrics.compute.guardrails import evaluate_guardrails
 from metrics.compute.labels import columns_sha256, overridden_labels
 from metrics.compute.significance import PairedComparison
-from metrics.selectors.behaviour import CampaignBehaviour, LogEstimates, campaign_behaviour, log_estimates
+from metrics.selectors.behaviour import CampaignBehaviour, campaign_behaviour
 from metrics.selectors.diversity import diversity_guardrails
 from metrics.selectors.evaluation_data import (
     AggregationFit,
@@ -36,8 +36,8 @@ from metrics.selectors.evaluation_data import (
     CampaignQueries,
     campaign_evaluation_data,
 )
-from metrics.selectors.impressions import ImpressionData, campaign_impressions
 from metrics.selectors.kept import keep, kept, kept_slot
+from metrics.selectors.log_estimates import LogEstimates, log_estimates
 from metrics.selectors.quality import CampaignAgreement, campaign_agreement_later
 from metrics.selectors.scores import (
     SEED,
@@ -336,7 +336,8 @@ def launch_report_later(
     exclusions = campaign_exclusions(campaign=campaign)
     reuse = campaign_reuse_summary(campaign=campaign)
     slot = kept_slot("launch-report", campaign, n_resamples, n_bootstrap, agreement, with_excluded)
-    inputs = inputs_digest(data, interaction_log_ids(campaign=campaign))
+    log_ids = interaction_log_ids(campaign=campaign)
+    inputs = inputs_digest(data, log_ids)
     found = kept(slot, inputs)
     if found is not None:
         fresh = {
@@ -351,15 +352,10 @@ def launch_report_later(
         if agreement
         else None
     )
-    impressions = campaign_impressions(campaign=campaign, queries=data.queries, models=data.models)
-    estimates = None
-    if impressions is not None:
-        log = impressions.impressions
-        estimates = log_estimates(impressions=log, models=data.models, guardrails=campaign.guardrails)
+    estimates = log_estimates(campaign=campaign, log_ids=log_ids, queries=data.queries, models=data.models)
     computed = started(
         _launch_report,
         data,
-        impressions,
         estimates,
         n_resamples,
         n_bootstrap,
@@ -373,7 +369,6 @@ def launch_report_later(
 
 def _launch_report(
     data: CampaignEvaluationData,
-    impressions: ImpressionData | None,
     estimates: LogEstimates | None,
     n_resamples: int,
     n_bootstrap: int,
@@ -403,10 +398,9 @@ def _launch_report(
     guardrails = diversity_guardrails(campaign)
     fingerprint = _label_fingerprint(data)
     behaviour = None
-    if impressions is not None and estimates is not None:
+    if estimates is not None:
         behaviour = campaign_behaviour(
             data=data,
-            impressions=impressions,
             estimates=estimates,
             human_per_query={scores.name: scores.per_query for scores in models},
             evaluated=layout.evaluated,

@@ -4,12 +4,19 @@ import json
 
 import numpy as np
 import pytest
+from django.core.cache import caches
 from django.core.management import call_command
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
+from annotation.bundle import JudgmentRow
 from annotation.models import Campaign
 from annotation.services.interactions import interaction_log_import
+from annotation.services.label_import import labels_import
 from metrics.reports import report_render
+from metrics.selectors import log_estimates
+from metrics.selectors.behaviour import users_per_query
 from metrics.selectors.evaluation_data import campaign_evaluation_data, campaign_models, campaign_queries
 from metrics.selectors.impressions import behaviour_qrels_rows, campaign_impressions
 from metrics.selectors.launch import launch_report_build
@@ -206,20 +213,16 @@ def test_the_explorer_lists_the_queries_where_judges_and_users_disagree(logged, 
 def test_a_logs_propensities_are_estimated_once_and_a_changed_log_afresh(logged, monkeypatch):
     """The curves come from the shared cache while the clicks are the same: a second report fits no EM, and
     shows what a fit gives; a second log is estimated anew."""
-    from metrics.selectors import behaviour as behaviour_selectors
-
     fits = []
-    fit = behaviour_selectors.position_based_em
-    monkeypatch.setattr(
-        behaviour_selectors, "position_based_em", lambda *a, **kw: fits.append(1) or fit(*a, **kw)
-    )
+    fit = log_estimates.position_based_em
+    monkeypatch.setattr(log_estimates, "position_based_em", lambda *a, **kw: fits.append(1) or fit(*a, **kw))
     first = launch_report_build(campaign=logged, agreement=False, n_resamples=200).behaviour
     again = launch_report_build(campaign=logged, agreement=False, n_resamples=200).behaviour
     assert len(fits) == 1
     log = campaign_impressions(
         campaign=logged, queries=campaign_queries(campaign=logged), models=campaign_models(campaign=logged)
     ).impressions
-    harvesting, em, method, _ = behaviour_selectors._propensities(log, 10, 1000, 100)
+    harvesting, em, method, _ = log_estimates.fitted_propensities(log, 10, 1000, 100)
     for curve, fitted in ((again.em, em), (again.harvesting, harvesting)):
         for field in ("propensity", "ci_low", "ci_high", "n_resamples", "evidence"):
             np.testing.assert_array_equal(getattr(curve, field), getattr(fitted, field))
@@ -233,17 +236,13 @@ def test_a_logs_propensities_are_estimated_once_and_a_changed_log_afresh(logged,
 
 
 def test_the_explorer_takes_the_reports_propensities_and_shows_the_same(logged, monkeypatch):
-    from metrics.selectors import behaviour as behaviour_selectors
-
     data = campaign_evaluation_data(campaign=logged)
-    fitted = behaviour_selectors.users_per_query(data=data, model=1)
+    fitted = users_per_query(data=data, model=1)
     launch_report_build(campaign=logged, agreement=False, n_resamples=200)
     fits = []
-    fit = behaviour_selectors.position_based_em
-    monkeypatch.setattr(
-        behaviour_selectors, "position_based_em", lambda *a, **kw: fits.append(1) or fit(*a, **kw)
-    )
-    cached = behaviour_selectors.users_per_query(data=data, model=1)
+    fit = log_estimates.position_based_em
+    monkeypatch.setattr(log_estimates, "position_based_em", lambda *a, **kw: fits.append(1) or fit(*a, **kw))
+    cached = users_per_query(data=data, model=1)
     assert fits == []
     assert cached.metric == fitted.metric == "IPS-CTR@10"
     np.testing.assert_array_equal(cached.delta, fitted.delta)
@@ -258,3 +257,35 @@ def test_the_online_figures_come_from_the_cache_until_the_guardrails_name_anothe
     assert "CTR@5" in again.comparisons["exp"].differences
     (outcome,) = again.comparisons["exp"].guardrails
     assert outcome.guardrail.metric == "CTR@5"
+
+
+def _report_json(campaign) -> dict:
+    report = json.loads(report_render(launch_report_build(campaign=campaign, n_resamples=200), "json"))
+    report.pop("generated_at")
+    return report
+
+
+def test_a_new_label_recomputes_the_report_without_reading_an_impression(logged):
+    """What the logs alone say is kept under their ids: a label changes the report, and the report computed
+    from the kept estimates is the one computed from the impressions."""
+    before = _report_json(logged)
+    judgments = [JudgmentRow(0, "second", "q0", f"q0-d{j}", j % 4) for j in range(10)]
+    labels_import(campaign=logged, judgments=judgments, preferences=[], source="test")
+    with CaptureQueriesContext(connection) as read:
+        after = _report_json(logged)
+    assert not [query for query in read.captured_queries if "annotation_impression" in query["sql"]]
+    assert after["behaviour"]["labels"] != before["behaviour"]["labels"]
+    caches["default"].clear()
+    with CaptureQueriesContext(connection) as read:
+        assert _report_json(logged) == after
+    assert [query for query in read.captured_queries if "annotation_impression" in query["sql"]]
+
+
+def test_the_behaviour_grades_setting_grades_the_kept_log_anew(logged):
+    first = launch_report_build(campaign=logged, agreement=False, n_resamples=200).behaviour
+    assert not (first.qrels.grade == 5).any()
+    logged.behaviour_grades = "click=5"
+    logged.save(update_fields=["behaviour_grades"])
+    again = launch_report_build(campaign=logged, agreement=False, n_resamples=200).behaviour
+    assert (again.qrels.grade == 5).any()
+    assert again.n_lists == first.n_lists == 3000
