@@ -13,8 +13,6 @@ from scipy import sparse
 from metrics.compute.labels import as_float, as_index, check_same_length
 from metrics.compute.resampling import Resampling, times_drawn
 
-_ENTRIES_PER_BATCH = 1_000_000
-
 
 @dataclass(frozen=True)
 class Correlation:
@@ -59,17 +57,22 @@ def spearman(
     resampling = Resampling.of(n_resamples, confidence, seed)
     _, cluster = np.unique(cluster, return_inverse=True)
     n_clusters = int(cluster.max()) + 1 if n else 0
-    ones = np.ones((1, n))
-    value = float(_weighted_spearman(x, y, ones)[0]) if n else np.nan
+    # Items with the same (x, y) share their ranks, so each resample needs only how many copies each such
+    # cell has: the clusters' draws times each cluster's items per cell. Graded items fall in a few cells.
+    cells, cell = np.unique(np.column_stack([x, y]), axis=0, return_inverse=True)
+    items_of_cluster = sparse.csr_matrix(
+        (np.ones(n), (cell.ravel(), cluster.ravel())), shape=(cells.shape[0], n_clusters)
+    )
+    ties = _tie_groups(cells[:, 0]), _tie_groups(cells[:, 1])
+    items_of_cell = np.bincount(cell.ravel())[None, :].astype(float)
+    value = float(_weighted_spearman(*ties, items_of_cell)[0]) if n else np.nan
     if n < 2 or np.isnan(value) or n_clusters < 2:
         return Correlation(value, np.nan, np.nan, n, n_clusters, 0, resampling.confidence)
     rng = np.random.default_rng(resampling.seed)
-    batch = max(1, _ENTRIES_PER_BATCH // n)
     resampled = np.concatenate(
         [
-            _weighted_spearman(x, y, counts[start : start + batch, cluster.ravel()])
+            _weighted_spearman(*ties, (items_of_cluster @ counts.T).T)
             for counts in times_drawn(n_clusters, resampling.n_resamples, rng)
-            for start in range(0, counts.shape[0], batch)
         ]
     )
     resampled = resampled[np.isfinite(resampled)]
@@ -81,27 +84,48 @@ def spearman(
     )
 
 
-def _weighted_spearman(x: np.ndarray, y: np.ndarray, weight: np.ndarray) -> np.ndarray:
-    """[r] Spearman's ρ of x and y with r rows of item weights (how many copies of each item), NaN where a
-    side does not vary."""
-    rank_x, rank_y = _weighted_midranks(x, weight), _weighted_midranks(y, weight)
-    total = weight.sum(axis=1, keepdims=True)
-    centred_x = rank_x - (weight * rank_x).sum(axis=1, keepdims=True) / total
-    centred_y = rank_y - (weight * rank_y).sum(axis=1, keepdims=True) / total
-    covariance = (weight * centred_x * centred_y).sum(axis=1)
-    spread = np.sqrt((weight * centred_x**2).sum(axis=1) * (weight * centred_y**2).sum(axis=1))
+@dataclass(frozen=True)
+class TieGroups:
+    """Items grouped by equal value: `order` sorts the items by value, `last` lists the sorted positions that
+    end a group, `group[i]` is item i's group (0 for the smallest value)."""
+
+    order: np.ndarray
+    last: np.ndarray
+    group: np.ndarray
+
+
+def _tie_groups(values: np.ndarray) -> TieGroups:
+    _, group = np.unique(values, return_inverse=True)
+    group = group.ravel()
+    order = np.argsort(group, kind="stable")
+    return TieGroups(order, np.flatnonzero(np.diff(group[order], append=-1)), group)
+
+
+def _weighted_spearman(ties_x: TieGroups, ties_y: TieGroups, weight: np.ndarray) -> np.ndarray:
+    """[r] Spearman's ρ of two sides' values (given by their `_tie_groups`) with r rows of item weights (how
+    many copies of each item), NaN where a side does not vary.
+
+    The midranks of N weighted items average (N + 1) / 2 on each side, and a side's sum of squares is its
+    groups' (weight × midrank²): only the cross term needs every item."""
+    midrank_x, weight_x = _weighted_midranks(ties_x, weight)
+    midrank_y, weight_y = _weighted_midranks(ties_y, weight)
+    total = weight.sum(axis=1)
+    square_of_mean = total * ((total + 1) / 2) ** 2
+    cross = (weight * midrank_x[:, ties_x.group] * midrank_y[:, ties_y.group]).sum(axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
+        spread = np.sqrt(
+            ((weight_x * midrank_x**2).sum(axis=1) - square_of_mean)
+            * ((weight_y * midrank_y**2).sum(axis=1) - square_of_mean)
+        )
         # Ranks that all tie are constant: ρ is undefined, not a rounding residue over 0.
-        return np.where(spread > 1e-12 * total[:, 0] ** 3, covariance / spread, np.nan)
+        return np.where(spread > 1e-12 * total**3, (cross - square_of_mean) / spread, np.nan)
 
 
-def _weighted_midranks(values: np.ndarray, weight: np.ndarray) -> np.ndarray:
-    """[r × n] each item's midrank among the items weighted by each row: a value whose copies weigh g in
-    total, after values weighing s, has ranks s + 1 .. s + g, and their mean s + (g + 1) / 2."""
-    distinct, group = np.unique(values, return_inverse=True)
-    membership = sparse.csr_matrix(
-        (np.ones(values.size), (np.arange(values.size), group.ravel())), shape=(values.size, distinct.size)
-    )
-    group_weight = np.asarray((membership.T @ weight.T).T)
-    midrank = np.cumsum(group_weight, axis=1) - (group_weight - 1) / 2
-    return midrank[:, group.ravel()]
+def _weighted_midranks(ties: TieGroups, weight: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """([r × groups] each group's midrank among the items weighted by each row, [r × groups] its weight): a
+    value whose copies weigh g in total, after values weighing s, has ranks s + 1 .. s + g, and their mean
+    s + (g + 1) / 2."""
+    ends = np.cumsum(weight[:, ties.order], axis=1)[:, ties.last]  # s + g of each group
+    starts = np.zeros_like(ends)
+    starts[:, 1:] = ends[:, :-1]
+    return (starts + ends + 1) / 2, ends - starts
