@@ -312,9 +312,9 @@ def launch_report_later(
     """Every model's measures, each experimental model against the online one, and the launch decision
     for `model` (default: the first experimental model); an unknown `model` is an InputError.
 
-    `n_resamples`: sign flips of each measure's randomization test and resamples of the GSB bootstrap;
-    `n_bootstrap`: resamples of the measure deltas' bootstrap intervals (2,000 is ample for a 95% percentile
-    interval, and each costs a pass over every query, where a GSB resample costs a few multiply-adds).
+    `n_resamples`: sign flips of each measure's randomization test (GSB's test is exact); `n_bootstrap`:
+    resamples of every bootstrap interval, the measure deltas' and GSB's (2,000 is ample for a 95% percentile
+    interval, which is shown and never decides).
     The labels of excluded annotators are left out unless `with_excluded` (the overview's comparison).
 
     Every query runs now (and an unknown `model` raises now). The figures come from the shared cache when
@@ -420,7 +420,7 @@ def _launch_report(
             "n_queries": len(data.queries),
             "changed": changed,
             "strength": strength if campaign.gsb_scale == 5 else None,
-            "n_resamples": n_resamples,
+            "n_resamples": n_bootstrap,
             "seed": SEED,
         }
         gsb = gsb_summary(query, verdict, **gsb_arguments)

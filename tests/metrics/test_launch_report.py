@@ -17,9 +17,11 @@ from annotation.services.adjudication import adjudication_set
 from annotation.services.campaigns import campaign_import
 from annotation.services.demo import DEMO_NAME
 from annotation.services.label_import import labels_import
+from metrics.compute.gsb import gsb_summary
 from metrics.reports import report_render
 from metrics.reports.text import CSV_SETTINGS
-from metrics.selectors.launch import launch_report_build
+from metrics.selectors.evaluation_data import campaign_evaluation_data
+from metrics.selectors.launch import SEED, launch_report_build, verdicts_of_model
 from metrics.selectors.quality import campaign_quality
 from tests.factories import GRADES, WORKED, worked_campaign
 
@@ -376,3 +378,21 @@ def test_no_provisional_decision_before_anyone_labels(campaign):
     )
     report = launch_report_build(campaign=campaign, n_resamples=200, n_bootstrap=200)
     assert report.decision.provisional is not None  # a person has labelled: the numbers so far are shown
+
+
+def test_gsb_interval_takes_the_bootstrap_resamples_as_the_deltas_do(worked):
+    # The flips decide (n_resamples); every interval, GSB's too, is shown only (n_bootstrap).
+    report = launch_report_build(campaign=worked, agreement=False, n_resamples=300, n_bootstrap=150)
+    data = campaign_evaluation_data(campaign=worked, with_excluded=False)
+    experimental = next(index for index, model in enumerate(data.models) if not model.is_online)
+    query, verdict, _, changed = verdicts_of_model(data=data, model=experimental)
+
+    def interval(n_resamples):
+        gsb = gsb_summary(
+            query, verdict, n_queries=len(data.queries), changed=changed, n_resamples=n_resamples, seed=SEED
+        )
+        return gsb.ci_low, gsb.ci_high, gsb.std_error
+
+    gsb = report.comparisons["exp"].gsb
+    assert (gsb.ci_low, gsb.ci_high, gsb.std_error) == interval(150) != interval(300)
+    assert "(150 resamples, seed 0)" in report_render(report, "html")
