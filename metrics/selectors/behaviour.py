@@ -4,13 +4,13 @@ columns, and everything computed from them for the Behaviour page, the launch re
 `campaign_impressions` is the one read (a campaign's impressions in one statement, as NumPy columns);
 `log_estimates` computes from it what no label changes, kept in the shared cache under the campaign's log
 ids; `campaign_behaviour` computes from that and from the human side the launch report already holds (each
-model's per-query measures), so the report runs it on its own thread without a further query.
+model's per-query measures), so the report runs it on its own thread without a further query; the query
+explorer's users' side (`users_per_query`) is read from the same estimates.
 """
 
 from dataclasses import dataclass
 
 import numpy as np
-from django.core.cache import cache
 
 from annotation.campaign_settings import parse_action_grades
 from metrics.compute.guardrails import GuardrailOutcome, evaluate_guardrails
@@ -30,27 +30,22 @@ from metrics.compute.interactions.online import (
     DEFAULT_MAX_WEIGHT,
     OnlineDifference,
     ips_ctr_name,
-    query_metrics,
 )
-from metrics.compute.interactions.propensity import (
-    PropensityCurve,
-)
+from metrics.compute.interactions.propensity import PropensityCurve
 from metrics.compute.layout import ranked_labels
 from metrics.compute.ranking import RankingSettings, evaluate_ranked, weighted_mean
 from metrics.selectors.evaluation_data import (
     CampaignEvaluationData,
     CampaignQueries,
 )
-from metrics.selectors.impressions import campaign_impressions
 from metrics.selectors.log_estimates import (
     N_RESAMPLES,
     ONLINE_K,
     SEED,
     LogEstimates,
     ModelOnline,
-    fitted_propensities,
     guardrails_of,
-    propensities_key,
+    log_estimates,
 )
 from trec.measures import parse_measure
 
@@ -205,25 +200,22 @@ class UsersPerQuery:
     delta: np.ndarray
 
 
-def users_per_query(*, data: CampaignEvaluationData, model: int) -> UsersPerQuery | None:
+def users_per_query(*, data: CampaignEvaluationData, model: int, log_ids: list[int]) -> UsersPerQuery | None:
     """The query explorer's users' side: per query, Δ IPS-CTR@10 (CTR@10 without propensities) of the
-    experimental model `model` (an index of `data.models`) against the online one; None without logs. Point
-    estimates only: the explorer shows no intervals."""
-    online = next((i for i, candidate in enumerate(data.models) if candidate.is_online), None)
-    impressions = campaign_impressions(campaign=data.campaign, queries=data.queries, models=data.models)
-    if impressions is None or online is None:
+    experimental model `model` (an index of `data.models`) against the online one, NaN where the logs lack
+    either; None without logs. From the logs' kept estimates (`log_estimates`, the launch report's), so a
+    new label reads no impression."""
+    campaign, queries, models = data.campaign, data.queries, data.models
+    online = next((i for i, candidate in enumerate(models) if candidate.is_online), None)
+    estimates = log_estimates(campaign=campaign, log_ids=log_ids, queries=queries, models=models)
+    if estimates is None or online is None:
         return None
-    log = impressions.impressions
-    # The estimates do not depend on the resamples: the report's cached curves when there are some, else a
-    # fit without intervals.
-    cached = cache.get(propensities_key(log))
-    propensity = cached.propensity if cached is not None else fitted_propensities(log, ONLINE_K, 1, 1)[3]
-    metric = ips_ctr_name(ONLINE_K) if propensity is not None else f"CTR@{ONLINE_K}"
-    values = [
-        query_metrics(log, model=index, k=ONLINE_K, propensity=propensity)[metric]
-        for index in (online, model)
-    ]
-    return UsersPerQuery(metric, values[1] - values[0])
+    metric = ips_ctr_name(ONLINE_K) if estimates.propensities.propensity is not None else f"CTR@{ONLINE_K}"
+    delta = np.full(len(queries), np.nan)
+    difference = estimates.differences.get(models[model].name, {}).get(metric)
+    if difference is not None:
+        delta[difference.query] = difference.delta
+    return UsersPerQuery(metric, delta)
 
 
 def disagreement_side(offline_delta: float, online_delta: float) -> str:

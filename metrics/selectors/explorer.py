@@ -143,8 +143,9 @@ def query_explorer(
     if index is None and experimental:
         index, model = experimental[0]
     slot = kept_slot("explorer", campaign, model, measure)
-    inputs = inputs_digest(data, interaction_log_ids(campaign=campaign))
-    rows, users_metric = kept_or_computed(slot, inputs, lambda: _explorer_rows(data, measure, index))
+    log_ids = interaction_log_ids(campaign=campaign)
+    inputs = inputs_digest(data, log_ids)
+    rows, users_metric = kept_or_computed(slot, inputs, lambda: _explorer_rows(data, measure, index, log_ids))
     deltas = [(row.delta, row) for row in rows if row.delta is not None]
     kept_rows = filters.order([row for row in rows if filters.keeps(row)])
     ranked = [(delta, row) for delta, row in sorted(deltas, key=lambda pair: pair[0])]
@@ -164,7 +165,7 @@ def query_explorer(
 
 
 def _explorer_rows(
-    data: CampaignEvaluationData, measure: str, index: int | None
+    data: CampaignEvaluationData, measure: str, index: int | None, log_ids: list[int]
 ) -> tuple[list[ExplorerRow], str | None]:
     """Every query's row by external id, against the experimental model `index`, and the users' metric."""
     scored = scores_of_models(campaign=data.campaign, data=data, measures=[measure])
@@ -204,7 +205,7 @@ def _explorer_rows(
     n_settled = per(relevance.task_query, settled, sbs_settled)
     disagreement = np.divide(n_disputed, n_labelled, out=np.zeros(n_queries), where=n_labelled > 0)
 
-    users = None if index is None else users_per_query(data=data, model=index)
+    users = None if index is None else users_per_query(data=data, model=index, log_ids=log_ids)
     users_delta = np.full(n_queries, np.nan) if users is None else users.delta
     rows = []
     for q in range(n_queries):

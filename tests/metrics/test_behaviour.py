@@ -12,8 +12,10 @@ from django.urls import reverse
 
 from annotation.bundle import JudgmentRow
 from annotation.models import Campaign
+from annotation.selectors.interactions import interaction_log_ids
 from annotation.services.interactions import interaction_log_import
 from annotation.services.label_import import labels_import
+from metrics.compute.interactions.online import query_metrics
 from metrics.reports import report_render
 from metrics.selectors import log_estimates
 from metrics.selectors.behaviour import users_per_query
@@ -235,17 +237,21 @@ def test_a_logs_propensities_are_estimated_once_and_a_changed_log_afresh(logged,
     assert not np.array_equal(more.em.ci_high, first.em.ci_high, equal_nan=True)
 
 
-def test_the_explorer_takes_the_reports_propensities_and_shows_the_same(logged, monkeypatch):
+def test_the_explorer_takes_the_reports_estimates_and_reads_no_impression_once_they_are_kept(logged):
     data = campaign_evaluation_data(campaign=logged)
-    fitted = users_per_query(data=data, model=1)
-    launch_report_build(campaign=logged, agreement=False, n_resamples=200)
-    fits = []
-    fit = log_estimates.position_based_em
-    monkeypatch.setattr(log_estimates, "position_based_em", lambda *a, **kw: fits.append(1) or fit(*a, **kw))
-    cached = users_per_query(data=data, model=1)
-    assert fits == []
-    assert cached.metric == fitted.metric == "IPS-CTR@10"
-    np.testing.assert_array_equal(cached.delta, fitted.delta)
+    log_ids = interaction_log_ids(campaign=logged)
+    report = launch_report_build(campaign=logged, agreement=False, n_resamples=200)
+    with CaptureQueriesContext(connection) as read:
+        users = users_per_query(data=data, model=1, log_ids=log_ids)
+    assert not [query for query in read.captured_queries if "annotation_impression" in query["sql"]]
+    # What the log itself says, with the report's propensities: experimental − online per query.
+    log = campaign_impressions(campaign=logged, queries=data.queries, models=data.models).impressions
+    assert report.behaviour.propensity_method == report.behaviour.harvesting.method
+    theta = report.behaviour.harvesting.propensity
+    values = [query_metrics(log, model=model, k=10, propensity=theta)["IPS-CTR@10"] for model in (0, 1)]
+    assert users.metric == report.behaviour.comparisons["exp"].online_metric == "IPS-CTR@10"
+    np.testing.assert_array_equal(users.delta, values[1] - values[0])
+    assert np.isfinite(users.delta).all()  # every query served by both: no NaN compared with NaN
 
 
 def test_the_online_figures_come_from_the_cache_until_the_guardrails_name_another_cut_off(logged):
