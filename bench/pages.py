@@ -135,7 +135,9 @@ print(json.dumps({
         ("manager", f"/review/side-by-side/{found['side_by_side']}/"),
         ("manager", f"/campaigns/{c}/labels/stamp/"),  # what an open results page polls
         ("manager", f"{metrics}/"),
+        ("manager", f"{metrics}/decision/"),
         ("manager", f"{metrics}/quality/"),
+        ("manager", f"{metrics}/behaviour/"),
         ("manager", f"{metrics}/compare/{model}/"),
         ("manager", f"{metrics}/compare/{model}/report.html"),
         ("manager", f"{metrics}/compare/{model}/report.json"),
