@@ -138,7 +138,7 @@ def campaign_behaviour(
         if model.name not in estimates.differences or online_index is None:
             continue
         differences = estimates.differences[model.name]
-        online_metric = ips_ctr_name(k) if propensities.propensity is not None else f"CTR@{k}"
+        online_metric = propensities.online_metric
         points = _points(
             queries,
             evaluated,
@@ -210,7 +210,7 @@ def users_per_query(*, data: CampaignEvaluationData, model: int, log_ids: list[i
     estimates = log_estimates(campaign=campaign, log_ids=log_ids, queries=queries, models=models)
     if estimates is None or online is None:
         return None
-    metric = ips_ctr_name(ONLINE_K) if estimates.propensities.propensity is not None else f"CTR@{ONLINE_K}"
+    metric = estimates.propensities.online_metric
     delta = np.full(len(queries), np.nan)
     difference = estimates.differences.get(models[model].name, {}).get(metric)
     if difference is not None:

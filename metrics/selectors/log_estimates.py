@@ -26,6 +26,7 @@ from metrics.compute.interactions.impressions import ClusterBy, Impressions
 from metrics.compute.interactions.online import (
     OnlineDifference,
     OnlineMetrics,
+    ips_ctr_name,
     online_differences,
     online_metrics,
 )
@@ -73,6 +74,11 @@ class Propensities:
     em: PropensityCurve
     method: str
     propensity: np.ndarray | None
+
+    @property
+    def online_metric(self) -> str:
+        """The users' metric judges are compared with: IPS-CTR at `ONLINE_K` with a curve, else CTR."""
+        return ips_ctr_name(ONLINE_K) if self.propensity is not None else f"CTR@{ONLINE_K}"
 
 
 def log_propensities(*, impressions: Impressions) -> Propensities:
