@@ -14,6 +14,12 @@ from django.utils.csp import CSP
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
+# One BLAS thread per calling thread, read by NumPy's and SciPy's OpenBLAS when they load (after these
+# settings, in every Django process). With more, each matrix product of a report leaves a thread spinning on
+# another core for a while: 75 ms of CPU a computed overview, taken from the other workers, the report's own
+# threads and PostgreSQL (docs/performance.md). A deployment can set it higher.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 
 def env_bool(name: str, default: bool) -> bool:
     value = os.environ.get(name)

@@ -32,3 +32,23 @@ def test_the_wsgi_module_warms_views_and_templates():
     assert {"base.html", "metrics/overview.html", "annotation/work_relevance.html"} <= set(cached.split())
     assert reverse_tables == "True"  # every include's table of names to URLs is built
     assert formats_read == "True"  # the first date a page shows in a language would have imported them
+
+
+BLAS_PROBE = """
+import config.wsgi
+from threadpoolctl import threadpool_info
+
+for pool in threadpool_info():
+    print(pool["internal_api"], pool["num_threads"], pool["filepath"])
+"""
+
+
+def test_a_web_worker_runs_blas_on_its_calling_thread_only():
+    # Left to itself, OpenBLAS starts a thread per core, which spins after every matrix product.
+    env = {**os.environ, "DEBUG": "0", "SECRET_KEY": "x" * 60, "DJANGO_SETTINGS_MODULE": "config.settings"}
+    env.pop("OPENBLAS_NUM_THREADS", None)
+    pools = subprocess.run(
+        [sys.executable, "-c", BLAS_PROBE], cwd=ROOT, env=env, capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    assert any("numpy" in pool for pool in pools), pools
+    assert all(pool.split()[:2] == ["openblas", "1"] for pool in pools), pools
