@@ -131,6 +131,7 @@ def campaign_behaviour(
     campaign, queries, models = data.campaign, data.queries, data.models
     k, n_resamples = ONLINE_K, N_RESAMPLES
     propensities = estimates.propensities
+    online_metric = propensities.online_metric
     online_index = next((i for i, model in enumerate(models) if model.is_online), None)
     comparisons = {}
     guardrails = guardrails_of(campaign.guardrails)
@@ -138,7 +139,6 @@ def campaign_behaviour(
         if model.name not in estimates.differences or online_index is None:
             continue
         differences = estimates.differences[model.name]
-        online_metric = propensities.online_metric
         points = _points(
             queries,
             evaluated,
