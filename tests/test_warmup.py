@@ -23,11 +23,17 @@ print(all(("DATE_FORMAT", code) in formats._format_cache for code in ("en", "zh-
 """
 
 
-def test_the_wsgi_module_warms_views_and_templates():
+def in_new_worker(probe: str, *, without: str = "") -> list[str]:
+    """The lines `probe` prints in a new process that imports `config.wsgi` as a worker does."""
     env = {**os.environ, "DEBUG": "0", "SECRET_KEY": "x" * 60, "DJANGO_SETTINGS_MODULE": "config.settings"}
-    imported, cached, reverse_tables, formats_read = subprocess.run(
-        [sys.executable, "-c", PROBE], cwd=ROOT, env=env, capture_output=True, text=True, check=True
+    env.pop(without, None)
+    return subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True, check=True
     ).stdout.splitlines()
+
+
+def test_the_wsgi_module_warms_views_and_templates():
+    imported, cached, reverse_tables, formats_read = in_new_worker(PROBE)
     assert imported.split() == ["True", "True"]
     assert {"base.html", "metrics/overview.html", "annotation/work_relevance.html"} <= set(cached.split())
     assert reverse_tables == "True"  # every include's table of names to URLs is built
@@ -45,10 +51,6 @@ for pool in threadpool_info():
 
 def test_a_web_worker_runs_blas_on_its_calling_thread_only():
     # Left to itself, OpenBLAS starts a thread per core, which spins after every matrix product.
-    env = {**os.environ, "DEBUG": "0", "SECRET_KEY": "x" * 60, "DJANGO_SETTINGS_MODULE": "config.settings"}
-    env.pop("OPENBLAS_NUM_THREADS", None)
-    pools = subprocess.run(
-        [sys.executable, "-c", BLAS_PROBE], cwd=ROOT, env=env, capture_output=True, text=True, check=True
-    ).stdout.splitlines()
+    pools = in_new_worker(BLAS_PROBE, without="OPENBLAS_NUM_THREADS")
     assert any("numpy" in pool for pool in pools), pools
     assert all(pool.split()[:2] == ["openblas", "1"] for pool in pools), pools
