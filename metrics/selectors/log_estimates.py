@@ -26,6 +26,7 @@ from metrics.compute.interactions.impressions import ClusterBy, Impressions
 from metrics.compute.interactions.online import (
     OnlineDifference,
     OnlineMetrics,
+    ctr_name,
     ips_ctr_name,
     online_differences,
     online_metrics,
@@ -78,7 +79,7 @@ class Propensities:
     @property
     def online_metric(self) -> str:
         """The users' metric judges are compared with: IPS-CTR at `ONLINE_K` with a curve, else CTR."""
-        return ips_ctr_name(ONLINE_K) if self.propensity is not None else f"CTR@{ONLINE_K}"
+        return ips_ctr_name(ONLINE_K) if self.propensity is not None else ctr_name(ONLINE_K)
 
 
 def log_propensities(*, impressions: Impressions) -> Propensities:
