@@ -111,7 +111,7 @@ class SideBySideTaskAdmin(admin.ModelAdmin):
 @admin.register(models.Judgment)
 class JudgmentAdmin(admin.ModelAdmin):
     list_display = ["task", "annotator", "grade", "seconds_spent", "updated_at"]
-    list_filter = ["task__campaign", "grade", "annotator"]
+    list_filter = ["campaign", "grade", "annotator"]
     search_fields = [
         "task__query__external_id",
         "task__document__external_id",
@@ -125,7 +125,7 @@ class JudgmentAdmin(admin.ModelAdmin):
 @admin.register(models.Preference)
 class PreferenceAdmin(admin.ModelAdmin):
     list_display = ["task", "annotator", "verdict", "strength", "experimental_on_left", "updated_at"]
-    list_filter = ["task__campaign", "verdict", "experimental_on_left", "annotator"]
+    list_filter = ["campaign", "verdict", "experimental_on_left", "annotator"]
     search_fields = ["task__query__external_id", "annotator__username", "comment"]
     list_select_related = ["task__query", "task__experimental_model", "annotator"]
     raw_id_fields = ["task"]

@@ -127,9 +127,9 @@ def build_campaign(n_queries: int):
         copy_rows(
             raw,
             "annotation_judgment",
-            ["task_id", "annotator_id", "grade", "comment", "created_at", "updated_at"],
+            ["campaign_id", "task_id", "annotator_id", "grade", "comment", "created_at", "updated_at"],
             (
-                (t + 1, annotators[a], int(grade[a, t]), "", now, now)
+                (campaign.pk, t + 1, annotators[a], int(grade[a, t]), "", now, now)
                 for a in range(ANNOTATORS)
                 for t in range(n_pairs)
             ),
@@ -173,6 +173,7 @@ def build_campaign(n_queries: int):
             raw,
             "annotation_preference",
             [
+                "campaign_id",
                 "task_id",
                 "annotator_id",
                 "experimental_on_left",
@@ -182,7 +183,7 @@ def build_campaign(n_queries: int):
                 "updated_at",
             ],
             (
-                (q + 1, annotators[a], bool(rng.random() < 0.5), verdict[a, q], "", now, now)
+                (campaign.pk, q + 1, annotators[a], bool(rng.random() < 0.5), verdict[a, q], "", now, now)
                 for a in range(ANNOTATORS)
                 for q in range(n_queries)
             ),
@@ -203,8 +204,7 @@ def bare_fetch(campaign_pk: int) -> int:
 
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT j.task_id, j.annotator_id, j.grade FROM annotation_judgment j "
-            "JOIN annotation_relevancetask t ON t.id = j.task_id WHERE t.campaign_id = %s",
+            "SELECT task_id, annotator_id, grade FROM annotation_judgment WHERE campaign_id = %s",
             [campaign_pk],
         )
         return len(cursor.fetchall())

@@ -133,15 +133,16 @@ def foreign_key_add(key: Key) -> str:
     )
 
 
-def foreign_key_to_triggers(schema_editor, key: Key) -> None:
-    """Replace the foreign key Django made on `key.columns` (its name is Django's hash) by `key`'s triggers.
-    Django's state keeps the key: SQLite, which has no such triggers, keeps the real one."""
+def foreign_key_to_triggers(schema_editor, key: Key, replaced: list[str] | None = None) -> None:
+    """Replace the foreign key Django made on `replaced` (by default `key.columns`; its name is Django's hash)
+    by `key`'s triggers. Django's state keeps the key: SQLite, which has no such triggers, keeps the real
+    one."""
     with schema_editor.connection.cursor() as cursor:
         cursor.execute(
             "SELECT c.conname FROM pg_constraint c WHERE c.contype = 'f' AND c.conrelid = %s::regclass"
             " AND (SELECT array_agg(a.attname::text ORDER BY k.i) FROM unnest(c.conkey) WITH ORDINALITY"
             " k(attnum, i) JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.attnum) = %s",
-            [key.child, key.columns],
+            [key.child, replaced or key.columns],
         )
         (name,) = cursor.fetchone()
     schema_editor.execute(f'ALTER TABLE {key.child} DROP CONSTRAINT "{name}"')

@@ -14,6 +14,13 @@ from annotation.models.tasks import Assignment, RelevanceTask, SideBySideTask
 class Judgment(models.Model):
     """One annotator's grade of a relevance task."""
 
+    # The task's campaign, kept on the label: a campaign's labels are one index range whatever its tasks'
+    # ids, so reads of them never walk the tasks. On PostgreSQL (campaign, task) must name a task of that
+    # campaign (migration 0034, checked once a statement: plumbing/statement_keys.py); SQLite keeps the
+    # task's key only.
+    campaign = models.ForeignKey(
+        Campaign, on_delete=models.CASCADE, related_name="+", db_index=False, db_constraint=False
+    )
     task = models.ForeignKey(RelevanceTask, on_delete=models.CASCADE, related_name="judgments")
     annotator = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="judgments"
@@ -42,6 +49,7 @@ class Judgment(models.Model):
                 name="judgment_seconds_positive",
             ),
         ]
+        indexes = [models.Index(fields=["campaign", "annotator"], name="judgment_campaign_annotator")]
 
     def __str__(self):
         return f"{self.annotator}: {self.task} = {self.grade}"
@@ -50,6 +58,13 @@ class Judgment(models.Model):
 class Preference(models.Model):
     """One annotator's side-by-side verdict, stored relative to the experimental model."""
 
+    # The task's campaign, kept on the label: a campaign's labels are one index range whatever its tasks'
+    # ids, so reads of them never walk the tasks. On PostgreSQL (campaign, task) must name a task of that
+    # campaign (migration 0034, checked once a statement: plumbing/statement_keys.py); SQLite keeps the
+    # task's key only.
+    campaign = models.ForeignKey(
+        Campaign, on_delete=models.CASCADE, related_name="+", db_index=False, db_constraint=False
+    )
     task = models.ForeignKey(SideBySideTask, on_delete=models.CASCADE, related_name="preferences")
     annotator = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="preferences"
@@ -87,6 +102,7 @@ class Preference(models.Model):
                 name="preference_same_has_no_strength",
             ),
         ]
+        indexes = [models.Index(fields=["campaign", "annotator"], name="preference_campaign_annotator")]
 
     def __str__(self):
         return f"{self.annotator}: {self.task} = {self.verdict}"

@@ -70,7 +70,7 @@ def campaign_graded(*, campaign: Campaign) -> bool:
     fixed from then on."""
     tasks = RelevanceTask.objects.filter(campaign=campaign)
     return (
-        Judgment.objects.filter(task__campaign=campaign).exists()
+        Judgment.objects.filter(campaign=campaign).exists()
         or tasks.filter(Q(gold_grade__isnull=False) | Q(adjudication__isnull=False)).exists()
     )
 
@@ -78,8 +78,8 @@ def campaign_graded(*, campaign: Campaign) -> bool:
 def campaign_side_by_side_seen(*, campaign: Campaign) -> bool:
     """Whether a side-by-side task was handed out or judged: its depth and scale are fixed from then on."""
     return (
-        Assignment.objects.filter(side_by_side_task__campaign=campaign).exists()
-        or Preference.objects.filter(task__campaign=campaign).exists()
+        Assignment.objects.filter(campaign=campaign, side_by_side_task__isnull=False).exists()
+        or Preference.objects.filter(campaign=campaign).exists()
     )
 
 
@@ -93,8 +93,8 @@ class CampaignSettingsView:
 
 
 def campaign_settings_view(*, campaign: Campaign) -> CampaignSettingsView:
-    graders = Judgment.objects.filter(task__campaign=campaign).values("annotator")
-    judges = Preference.objects.filter(task__campaign=campaign).values("annotator")
+    graders = Judgment.objects.filter(campaign=campaign).values("annotator")
+    judges = Preference.objects.filter(campaign=campaign).values("annotator")
     annotators = get_user_model().objects.filter(Q(pk__in=graders) | Q(pk__in=judges)).order_by("username")
     return CampaignSettingsView(
         scale_locked=campaign_graded(campaign=campaign),
@@ -187,7 +187,7 @@ def campaign_progress(*, campaign: Campaign, median_seconds: bool = True) -> Cam
     seconds: dict[int, list[float]] = {}
     for label_model, key in ((Judgment, "judgments"), (Preference, "preferences")):
         counts = (
-            label_model.objects.filter(task__campaign=campaign)
+            label_model.objects.filter(campaign=campaign)
             .order_by()
             .values("annotator")
             .annotate(n=Count("pk"), last=Max("updated_at"))
@@ -199,7 +199,7 @@ def campaign_progress(*, campaign: Campaign, median_seconds: bool = True) -> Cam
         if not median_seconds:
             continue
         # Unordered: a median needs no order, and the labels' default one joins and sorts every label.
-        spent = label_model.objects.filter(task__campaign=campaign, seconds_spent__isnull=False).order_by()
+        spent = label_model.objects.filter(campaign=campaign, seconds_spent__isnull=False).order_by()
         for annotator, value in spent.values_list("annotator", "seconds_spent").iterator(chunk_size=10_000):
             if value is not None:  # filtered out above; the type cannot tell
                 seconds.setdefault(annotator, []).append(value)
@@ -260,10 +260,10 @@ LEFT JOIN (
     FROM (
         SELECT campaign_id, task_id, SUM(label) AS n, MAX(settled) AS settled
         FROM (
-            SELECT t.campaign_id, t.id AS task_id, 1 AS label, 0 AS settled
-            FROM {labels} l JOIN {tasks} t ON t.id = l.task_id
-            WHERE t.campaign_id IN ({ids}) AND {automatic} = 0 AND NOT EXISTS (
-                SELECT 1 FROM {exclusions} e WHERE e.campaign_id = t.campaign_id
+            SELECT l.campaign_id, l.task_id, 1 AS label, 0 AS settled
+            FROM {labels} l {labels_tasks}
+            WHERE l.campaign_id IN ({ids}) AND {automatic} = 0 AND NOT EXISTS (
+                SELECT 1 FROM {exclusions} e WHERE e.campaign_id = l.campaign_id
                   AND e.annotator_id = l.annotator_id AND e.reinstated_at IS NULL)
             UNION ALL
             SELECT t.campaign_id, t.id, 0, 1 FROM {adjudications} a JOIN {tasks} t ON t.id = a.{adjudicated}
@@ -283,9 +283,11 @@ def kinds_progress_by_campaign(*, campaigns: list[Campaign]) -> dict[int, list[K
     by_pk = {campaign.pk: campaign for campaign in campaigns}
     ids = list(by_pk)
     for kind in TASK_KINDS:
-        # Identical lists answered Same: the campaign's setting, read per task (campaigns are few).
-        automatic = "0"
+        # Identical lists answered Same: the campaign's setting, read per task (campaigns are few). Only
+        # then are the labels joined to their tasks.
+        automatic, labels_tasks = "0", ""
         if kind.is_side_by_side:
+            labels_tasks = f"JOIN {kind.model._meta.db_table} t ON t.id = l.task_id"
             automatic = (
                 f"CASE WHEN t.lists_identical AND (SELECT auto_same_identical FROM {Campaign._meta.db_table}"
                 " WHERE id = t.campaign_id) THEN 1 ELSE 0 END"
@@ -299,6 +301,7 @@ def kinds_progress_by_campaign(*, campaigns: list[Campaign]) -> dict[int, list[K
             adjudicated=f"{kind.assignment_field}_id",
             overlap=kind.overlap_field,
             automatic=automatic,
+            labels_tasks=labels_tasks,
             ids=rows.placeholders(len(ids)),
         )
         with connections[router.db_for_read(kind.model)].cursor() as cursor:
@@ -354,9 +357,9 @@ def campaigns_summary(*, campaigns: list[Campaign]) -> dict[int, CampaignSummary
     last: dict[int, datetime] = {}
     for label_model in (Judgment, Preference):
         rows = (
-            label_model.objects.filter(task__campaign__in=campaigns)
+            label_model.objects.filter(campaign__in=campaigns)
             .order_by()
-            .values_list("task__campaign")
+            .values_list("campaign")
             .annotate(last=Max("created_at"))
         )
         for campaign_pk, at in rows:

@@ -73,9 +73,8 @@ def _reuse_statement() -> str:
 
     def copies(kind: TaskKind) -> str:
         per_task = (
-            f"SELECT COUNT(*) AS n FROM {kind.label_model._meta.db_table} l "
-            f"JOIN {kind.model._meta.db_table} t ON t.id = l.task_id "
-            "WHERE t.campaign_id = %s AND l.reused_from_id IS NOT NULL GROUP BY l.task_id"
+            f"SELECT COUNT(*) AS n FROM {kind.label_model._meta.db_table} "
+            "WHERE campaign_id = %s AND reused_from_id IS NOT NULL GROUP BY task_id"
         )
         return (
             "SELECT COALESCE(SUM(n), 0) AS labels, COALESCE(SUM(CASE WHEN n >= %s THEN 1 ELSE 0 END), 0) "
@@ -119,10 +118,8 @@ def _moment(value: datetime | str | None) -> str:
 def _stamp_statement() -> str:
     """Built once per process, as the other plain reads are, from the models' tables."""
     labels = [
-        "SELECT COUNT(*) AS n, MAX(l.updated_at) AS changed "
-        f"FROM {label._meta.db_table} l JOIN {task._meta.db_table} t ON t.id = l.task_id "
-        "WHERE t.campaign_id = %s"
-        for label, task in ((Judgment, RelevanceTask), (Preference, SideBySideTask))
+        f"SELECT COUNT(*) AS n, MAX(updated_at) AS changed FROM {label._meta.db_table} WHERE campaign_id = %s"
+        for label in (Judgment, Preference)
     ]
     final = (
         f"SELECT COUNT(*) AS n, MAX(a.updated_at) AS changed FROM {Adjudication._meta.db_table} a "
@@ -146,7 +143,7 @@ def campaign_labels_export(*, campaign: Campaign) -> Iterator[dict]:
     reason, and how many raw labels it overrode) and each skip (`"record": "skip"`: who, which task, why),
     which `import_judgments` reads past."""
     judgments = (
-        Judgment.objects.filter(task__campaign=campaign)
+        Judgment.objects.filter(campaign=campaign)
         .order_by("task__query__external_id", "task__document__external_id", "annotator__username")
         .values_list(
             "annotator__username",
@@ -162,7 +159,7 @@ def campaign_labels_export(*, campaign: Campaign) -> Iterator[dict]:
             {"annotator": annotator, "query": query, "document": document, "grade": grade}, comment, seconds
         )
     preferences = (
-        Preference.objects.filter(task__campaign=campaign)
+        Preference.objects.filter(campaign=campaign)
         .order_by("task__query__external_id", "task__experimental_model__name", "annotator__username")
         .values_list(
             "annotator__username",

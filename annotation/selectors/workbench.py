@@ -86,13 +86,13 @@ def _annotator_progress(*, annotator, campaign_ids: list[int]) -> dict[int, dict
     progress = {pk: {"done": 0, "skipped": 0, "live": 0} for pk in campaign_ids}
     for label_model in (Judgment, Preference):
         done = (
-            label_model.objects.filter(annotator=annotator, task__campaign__in=campaign_ids)
+            label_model.objects.filter(annotator=annotator, campaign__in=campaign_ids)
             .order_by()
-            .values("task__campaign")
+            .values("campaign")
             .annotate(n=Count("pk"))
         )
         for row in done:
-            progress[row["task__campaign"]]["done"] += row["n"]
+            progress[row["campaign"]]["done"] += row["n"]
     assignments = (
         Assignment.objects.filter(annotator=annotator, status__in=["leased", "skipped"])
         .filter(campaign__in=campaign_ids)
@@ -174,7 +174,7 @@ def annotator_kind_progress(*, annotator, campaign: Campaign) -> list[KindWork]:
     now = timezone.now()
     kinds = []
     for kind in TASK_KINDS:
-        done = kind.label_model.objects.filter(annotator=annotator, task__campaign=campaign).count()
+        done = kind.label_model.objects.filter(annotator=annotator, campaign=campaign).count()
         open_tasks = _tasks_open(kind=kind, annotator=annotator, now=now).filter(campaign=campaign).count()
         live = Assignment.objects.filter(
             annotator=annotator,
@@ -236,8 +236,8 @@ def assignment_get(*, annotator, campaign_id: int, pk: int) -> Assignment | None
 
 # Shown with every task, so nothing here may grow with the campaign's size: lookups of the annotator's own
 # rows only. Read with the task (`task_view`): the workbench asks it on every label.
-_DONE = """(SELECT COUNT(*) FROM {label_table} l JOIN {task_table} t ON t.id = l.task_id
-    WHERE l.annotator_id = %(annotator)s AND t.campaign_id = %(campaign)s)"""
+_DONE = """(SELECT COUNT(*) FROM {label_table}
+    WHERE campaign_id = %(campaign)s AND annotator_id = %(annotator)s)"""
 _SKIPPED = """(SELECT COUNT(*) FROM annotation_assignment
     WHERE annotator_id = %(annotator)s AND campaign_id = %(campaign)s AND status = 'skipped')"""
 # The task to go back to: the submitted one they finished last before this one (any, when it is unfinished;
@@ -247,10 +247,7 @@ _PREVIOUS = """(SELECT id FROM annotation_assignment
       AND id <> {assignment} {finished_before} ORDER BY finished_at DESC LIMIT 1)"""
 _PROGRESS = ", ".join(
     [
-        *(
-            _DONE.format(label_table=kind.label_model._meta.db_table, task_table=kind.model._meta.db_table)
-            for kind in TASK_KINDS
-        ),
+        *(_DONE.format(label_table=kind.label_model._meta.db_table) for kind in TASK_KINDS),
         _SKIPPED,
         _PREVIOUS,
     ]
@@ -309,9 +306,7 @@ def assignment_list(
         "relevance_task__query", "side_by_side_task__query"
     )
     if campaign_id is not None:
-        assignments = assignments.filter(
-            Q(relevance_task__campaign_id=campaign_id) | Q(side_by_side_task__campaign_id=campaign_id)
-        )
+        assignments = assignments.filter(campaign_id=campaign_id)
     if status:
         assignments = assignments.filter(status=status)
     if kind:

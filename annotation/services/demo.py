@@ -183,7 +183,7 @@ def _simulated_diversity_labels(campaign: Campaign, bundle, diversity: dict, rng
     truth, pairs = diversity["intents"], diversity["near_duplicates"]
     intents_of = {query.external_id: [i["id"] for i in query.intents] for query in bundle.queries}
     judgments = list(
-        Judgment.objects.filter(task__campaign=campaign, task__query__external_id__in=list(truth))
+        Judgment.objects.filter(campaign=campaign, task__query__external_id__in=list(truth))
         .select_related("task__query", "task__document", "annotator")
         .order_by("pk")
     )
@@ -197,7 +197,7 @@ def _simulated_diversity_labels(campaign: Campaign, bundle, diversity: dict, rng
     online = next(model.name for model in bundle.models if model.role == RankingModel.Role.ONLINE)
     depth = bundle.settings["gsb_depth"]
     preferences = list(
-        Preference.objects.filter(task__campaign=campaign, task__query__external_id__in=list(pairs))
+        Preference.objects.filter(campaign=campaign, task__query__external_id__in=list(pairs))
         .select_related("task__query", "task__experimental_model", "annotator")
         .order_by("pk")
     )

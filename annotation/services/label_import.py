@@ -134,7 +134,7 @@ def labels_import(
 
     users = annotators_get_or_create(rows=[*judgments, *preferences], source=source)
     existing = set(
-        Judgment.objects.filter(task__campaign=campaign).order_by().values_list("task_id", "annotator_id")
+        Judgment.objects.filter(campaign=campaign).order_by().values_list("task_id", "annotator_id")
     )
     judgment_objects = []
     for row, pair in zip(judgments, pairs, strict=True):
@@ -154,6 +154,7 @@ def labels_import(
         existing.add(key)
         judgment_objects.append(
             Judgment(
+                campaign=campaign,
                 task_id=key[0],
                 annotator_id=key[1],
                 grade=row.grade,
@@ -162,7 +163,7 @@ def labels_import(
             )
         )
     existing = set(
-        Preference.objects.filter(task__campaign=campaign).order_by().values_list("task_id", "annotator_id")
+        Preference.objects.filter(campaign=campaign).order_by().values_list("task_id", "annotator_id")
     )
     preference_objects = []
     for preference_row, task in zip(preferences, sbs_tasks, strict=True):
@@ -186,6 +187,7 @@ def labels_import(
             on_left = random.Random(f"{task}:{key[1]}").random() < 0.5
         preference_objects.append(
             Preference(
+                campaign=campaign,
                 task_id=task,
                 annotator_id=key[1],
                 verdict=preference_row.verdict,

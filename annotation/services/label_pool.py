@@ -94,11 +94,13 @@ def _age_limit(campaign: Campaign):
 # {label} is the label table, {columns} its copied columns, {matches} the joins from a new task `nt` to the
 # earlier campaign `oc` and its labels `label`.
 _REUSE = """
-    INSERT INTO {label} (task_id, annotator_id, {columns}, created_at, updated_at, reused_from_id)
-    SELECT task_id, annotator_id, {columns}, created_at, %s, id FROM (
+    INSERT INTO {label} (campaign_id, task_id, annotator_id, {columns}, created_at, updated_at,
+                         reused_from_id)
+    SELECT campaign_id, task_id, annotator_id, {columns}, created_at, %s, id FROM (
         SELECT *, ROW_NUMBER() OVER (PARTITION BY task_id ORDER BY created_at DESC, id DESC) AS nth
         FROM (
-            SELECT nt.id AS task_id, label.annotator_id, {label_columns}, label.created_at, label.id,
+            SELECT nt.campaign_id, nt.id AS task_id, label.annotator_id, {label_columns}, label.created_at,
+                label.id,
                 ROW_NUMBER() OVER (
                     PARTITION BY nt.id, label.annotator_id ORDER BY label.created_at DESC, label.id DESC
                 ) AS mine
@@ -203,7 +205,7 @@ def reused_labels_refresh(*, campaign: Campaign) -> Reused:
     """After the campaign's reuse settings or standard changed: drop the copies, then reuse again as the
     settings now say (labels annotators gave in this campaign are untouched)."""
     campaign_writable_check(campaign=campaign)
-    Judgment.objects.filter(task__campaign=campaign, reused_from__isnull=False).delete()
-    Preference.objects.filter(task__campaign=campaign, reused_from__isnull=False).delete()
+    Judgment.objects.filter(campaign=campaign, reused_from__isnull=False).delete()
+    Preference.objects.filter(campaign=campaign, reused_from__isnull=False).delete()
     task_slots_recount(campaign=campaign)  # the dropped copies' slots, whether or not reuse follows
     return labels_reuse(campaign=campaign)

@@ -215,6 +215,7 @@ def judgment_submit(
             return judgment, False
         assignment = lease_claim(annotator=annotator, task=task)
         judgment = Judgment.objects.create(
+            campaign_id=task.campaign_id,
             task=task,
             annotator=annotator,
             grade=grade,
@@ -361,6 +362,7 @@ def preference_submit(
         assignment = lease_claim(annotator=annotator, task=task)
         _duplicates_fit(task, marks, bool(assignment.experimental_on_left))
         preference = Preference.objects.create(
+            campaign_id=task.campaign_id,
             task=task,
             annotator=annotator,
             experimental_on_left=bool(assignment.experimental_on_left),  # set on every side-by-side lease

@@ -71,9 +71,10 @@ WITH {
     )
 },
 label AS (
-    INSERT INTO annotation_judgment (task_id, annotator_id, grade, intents, comment, seconds_spent,
-                                     created_at, updated_at)
-    SELECT %(task)s, %(annotator)s, %(grade)s, %(intents)s, %(comment)s, {_SECONDS}, %(now)s, %(now)s
+    INSERT INTO annotation_judgment (campaign_id, task_id, annotator_id, grade, intents, comment,
+                                     seconds_spent, created_at, updated_at)
+    SELECT %(campaign)s, %(task)s, %(annotator)s, %(grade)s, %(intents)s, %(comment)s, {_SECONDS}, %(now)s,
+           %(now)s
     FROM lease WHERE NOT lease.repeat
     RETURNING id, seconds_spent
 ),
@@ -100,10 +101,11 @@ WITH {
     )
 },
 label AS (
-    INSERT INTO annotation_preference (task_id, annotator_id, experimental_on_left, verdict, strength,
-                                       duplicates, comment, seconds_spent, created_at, updated_at)
-    SELECT %(task)s, %(annotator)s, COALESCE(lease.experimental_on_left, false), {_VERDICT}, %(strength)s,
-           %(duplicates)s, %(comment)s, {_SECONDS}, %(now)s, %(now)s FROM lease WHERE NOT lease.repeat
+    INSERT INTO annotation_preference (campaign_id, task_id, annotator_id, experimental_on_left, verdict,
+                                       strength, duplicates, comment, seconds_spent, created_at, updated_at)
+    SELECT %(campaign)s, %(task)s, %(annotator)s, COALESCE(lease.experimental_on_left, false), {_VERDICT},
+           %(strength)s, %(duplicates)s, %(comment)s, {_SECONDS}, %(now)s, %(now)s FROM lease
+    WHERE NOT lease.repeat
     RETURNING id, seconds_spent, verdict, experimental_on_left
 ),
 revision AS (

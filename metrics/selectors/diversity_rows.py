@@ -10,7 +10,7 @@ from functools import cache
 import numpy as np
 from django.db import connections, router
 
-from annotation.models import Campaign, Document, Judgment, Preference, Query, RelevanceTask, SideBySideTask
+from annotation.models import Campaign, Document, Judgment, Preference, Query, RelevanceTask
 
 
 @dataclass(frozen=True)
@@ -81,15 +81,14 @@ class _Statements:
 
 @cache
 def _statements() -> _Statements:
-    judgment, relevance_task, document, preference, side_by_side_task, query = (
-        model._meta.db_table
-        for model in (Judgment, RelevanceTask, Document, Preference, SideBySideTask, Query)
+    judgment, relevance_task, document, preference, query = (
+        model._meta.db_table for model in (Judgment, RelevanceTask, Document, Preference, Query)
     )
     return _Statements(
         answers=(
             f"SELECT l.task_id, l.annotator_id, l.intents, d.external_id FROM {judgment} l "
             f"JOIN {relevance_task} t ON t.id = l.task_id JOIN {document} d ON d.id = t.document_id "
-            "WHERE t.campaign_id = %s AND l.intents IS NOT NULL"
+            "WHERE l.campaign_id = %s AND l.intents IS NOT NULL"
         ),
         query_intents=f"SELECT id, intents FROM {query} WHERE campaign_id = %s AND intents <> '[]'",
         documents=(
@@ -97,8 +96,7 @@ def _statements() -> _Statements:
             "WHERE campaign_id = %s AND (attributes <> '{}' OR popularity IS NOT NULL)"
         ),
         marks=(
-            f"SELECT l.task_id, l.annotator_id, l.experimental_on_left, l.duplicates FROM {preference} l "
-            f"JOIN {side_by_side_task} t ON t.id = l.task_id "
-            "WHERE t.campaign_id = %s AND l.duplicates <> '[]'"
+            f"SELECT task_id, annotator_id, experimental_on_left, duplicates FROM {preference} "
+            "WHERE campaign_id = %s AND duplicates <> '[]'"
         ),
     )

@@ -214,15 +214,11 @@ def campaign_relevance_labels_later(
         .values_list("relevance_task_id", "grade"),
         "ii",
     )
-    judgments = Judgment.objects.order_by()
-    if task_pk.size and task_pk[-1] - task_pk[0] + 1 == task_pk.size:
-        # Ids are unique, so the campaign's tasks are all the tasks with ids from first to last (an import
-        # creates them so): a range of task ids selects their judgments without joining the tasks, which
-        # costs as much as the rest of the read.
-        judgments = judgments.filter(task__gte=int(task_pk[0]), task__lte=int(task_pk[-1]))
-    else:
-        judgments = judgments.filter(task__campaign=campaign)
-    judgment_rows = judgments.values_list("task_id", "annotator_id", "grade", "seconds_spent")
+    judgment_rows = (
+        Judgment.objects.filter(campaign=campaign)
+        .order_by()
+        .values_list("task_id", "annotator_id", "grade", "seconds_spent")
+    )
 
     def labels() -> RelevanceLabels:
         judgment_task_pk, annotator_pk, grade, seconds = fetch_columns(judgment_rows, "iiif")
@@ -289,7 +285,7 @@ def campaign_preferences(*, campaign: Campaign, excluded: np.ndarray = NO_ONE) -
     annotators (ids) left out."""
     verdict = Case(*(When(verdict=name, then=int(value)) for name, value in VERDICT_VALUE.items()))
     task_pk, annotator_pk, value, strength, on_left = fetch_columns(
-        Preference.objects.filter(task__campaign=campaign)
+        Preference.objects.filter(campaign=campaign)
         .order_by()
         .annotate(value=verdict, on_left=Cast("experimental_on_left", IntegerField()))
         .values_list("task_id", "annotator_id", "value", "strength", "on_left"),

@@ -518,7 +518,7 @@ def _labels_per_day(campaign: Campaign) -> list[DayCount]:
     label_models: tuple[type[Judgment] | type[Preference], ...] = (Judgment, Preference)
     for column, label_model in enumerate(label_models):
         rows = (
-            label_model.objects.filter(task__campaign=campaign)
+            label_model.objects.filter(campaign=campaign)
             .annotate(day=TruncDate("created_at"))
             .order_by()
             .values_list("day")

@@ -17,6 +17,7 @@ from annotation.models import (
     Campaign,
     Document,
     Judgment,
+    Preference,
     Query,
     Ranking,
     RankingModel,
@@ -226,9 +227,9 @@ def test_database_keeps_one_online_model_per_campaign(campaign):
 def test_database_keeps_one_judgment_per_annotator_and_task(campaign, make_user):
     user = make_user("ann", "annotator")
     task = RelevanceTask.objects.filter(campaign=campaign).first()
-    Judgment.objects.create(task=task, annotator=user, grade=2)
+    Judgment.objects.create(campaign_id=task.campaign_id, task=task, annotator=user, grade=2)
     with pytest.raises(IntegrityError), transaction.atomic():
-        Judgment.objects.create(task=task, annotator=user, grade=1)
+        Judgment.objects.create(campaign_id=task.campaign_id, task=task, annotator=user, grade=1)
 
 
 @pytest.mark.postgres
@@ -282,6 +283,37 @@ def test_database_refuses_tasks_copied_outside_their_campaign_and_their_parents_
         Document.objects.filter(pk=task.document_id).update(campaign=other, external_id="moved")
     campaign.delete()  # Django deletes the tasks first
     assert not RelevanceTask.objects.filter(campaign_id=campaign.pk).exists()
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("label_model", [Judgment, Preference])
+def test_database_refuses_a_label_outside_its_tasks_campaign(campaign, bundle_data, make_user, label_model):
+    if connection.vendor != "postgresql":
+        pytest.skip("needs PostgreSQL (DATABASE_URL=postgres://...): SQLite keeps no composite key")
+    bundle_data["name"] = "other"
+    other = campaign_import(bundle=parse_bundle(bundle_data, "small.json"))
+    tasks = RelevanceTask if label_model is Judgment else SideBySideTask
+    task = tasks.objects.filter(campaign=campaign).first()
+    name = f"{label_model._meta.model_name}_task_in_campaign"
+    answer = {"grade": 2} if label_model is Judgment else {"verdict": "good", "experimental_on_left": True}
+    ann = make_user("ann", "annotator")
+    fields = ["campaign_id", "task_id", "annotator_id", *answer, "comment", "created_at", "updated_at"]
+    now = campaign.created_at
+    # Written one at a time (the round trip) or by COPY (an import): the statement that breaks the key fails.
+    with pytest.raises(IntegrityError, match=name), transaction.atomic():
+        label_model.objects.create(campaign=other, task=task, annotator=ann, **answer)
+    with pytest.raises(IntegrityError, match=name), transaction.atomic():
+        rows_insert(label_model, fields, [(campaign.pk, 10**9, ann.pk, *answer.values(), "", now, now)])
+    label = label_model.objects.create(campaign=campaign, task=task, annotator=ann, **answer)
+    with pytest.raises(IntegrityError, match=name), transaction.atomic():
+        label_model.objects.filter(pk=label.pk).update(campaign=other)
+    # Its task cannot go, nor leave the campaign, while the label names it.
+    with pytest.raises(IntegrityError, match=name), transaction.atomic():
+        tasks.objects.filter(pk=task.pk)._raw_delete(tasks.objects.db)
+    with pytest.raises(IntegrityError, match=name), transaction.atomic():
+        tasks.objects.filter(pk=task.pk).update(campaign=other)
+    campaign.delete()  # Django deletes the labels first
+    assert not label_model.objects.filter(pk=label.pk).exists()
 
 
 @pytest.mark.postgres

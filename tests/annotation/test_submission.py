@@ -18,7 +18,7 @@ def expire(assignment: Assignment) -> None:
 
 def side_by_side_lease(campaign, user) -> Assignment:
     for task in campaign.relevance_tasks.all():
-        judgment = Judgment(task=task, annotator=user, grade=0)
+        judgment = Judgment(campaign=campaign, task=task, annotator=user, grade=0)
         judgment.save()
     lease = task_next(annotator=user, campaign=campaign)
     assert lease.side_by_side_task_id

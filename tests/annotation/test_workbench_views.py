@@ -93,7 +93,7 @@ def test_the_side_by_side_parts_kept_per_process_mark_the_answer_given(client, a
     the language, each page marks its own."""
     Campaign.objects.filter(pk=campaign.pk).update(gsb_scale=GSBScale.FIVE_POINT)
     for task in campaign.relevance_tasks.all():
-        Judgment.objects.create(task=task, annotator=annotator, grade=0)
+        Judgment.objects.create(campaign_id=task.campaign_id, task=task, annotator=annotator, grade=0)
     task = client.get(work_url(campaign)).context["task"]
     url = reverse("annotation:task", args=[campaign.pk, task.assignment_id])
 
@@ -261,7 +261,7 @@ def test_skip(client, annotator, campaign):
 
 def test_side_by_side_page_names_no_model_and_maps_sides(client, annotator, campaign):
     for task in campaign.relevance_tasks.all():
-        Judgment.objects.create(task=task, annotator=annotator, grade=0)
+        Judgment.objects.create(campaign_id=task.campaign_id, task=task, annotator=annotator, grade=0)
     response = client.get(work_url(campaign))
     task = response.context["task"]
     assert task.kind == "side_by_side"
