@@ -6,7 +6,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from django.db.models import Case, Count, F, Max, Min, Q, QuerySet, When
+from django.db.models import Case, Count, F, Max, Min, OuterRef, Q, QuerySet, Subquery, When
 from django.utils import timezone
 from django.utils.translation import gettext
 
@@ -110,23 +110,28 @@ def _queue_rows(campaign: Campaign, kind: TaskKind | None) -> list[_Row]:
 
 def _queue_rows_by_campaign(campaigns: list[Campaign], kind: TaskKind | None) -> dict[int, list[_Row]]:
     """`_queue_rows` of each campaign by its id: one query per kind whatever the number of campaigns."""
-    holder = Case(
-        When(review_lease__expires_at__gt=timezone.now(), then=F("review_lease__reviewer__username"))
-    )
+    now = timezone.now()
+    holder = Case(When(review_lease__expires_at__gt=now, then=F("review_lease__reviewer__username")))
     rows: dict[int, list[_Row]] = {campaign.pk: [] for campaign in campaigns}
     if kind in (None, RELEVANCE):
+        # The judgments grouped by task, each task's columns looked up by its key: joined to the tasks,
+        # PostgreSQL walked every task of every campaign when the judgments' statistics predated the newest.
+        task = RelevanceTask.objects.filter(pk=OuterRef("task")).order_by()
+        adjudicated = Adjudication.objects.filter(relevance_task=OuterRef("task")).order_by()
+        held = ReviewLease.objects.filter(relevance_task=OuterRef("task"), expires_at__gt=now).order_by()
         relevance_rows = (
-            # Only the tasks with a judgment, joined to them: not every task grouped, the unlabelled dropped.
-            RelevanceTask.objects.filter(campaign__in=campaigns, judgments__isnull=False)
-            .annotate(
-                low=Min("judgments__grade"),
-                high=Max("judgments__grade"),
-                n_off_gold=Count(
-                    "judgments", filter=Q(gold_grade__isnull=False) & ~Q(judgments__grade=F("gold_grade"))
-                ),
-            )
+            Judgment.objects.filter(campaign__in=campaigns)
+            .annotate(gold=Subquery(task.values("gold_grade")[:1]))
             .order_by()
-            .values_list("campaign", "pk", "low", "high", "n_off_gold", "adjudication__grade", holder)
+            .values("campaign", "task")
+            .annotate(
+                low=Min("grade"),
+                high=Max("grade"),
+                n_off_gold=Count("pk", filter=~Q(grade=F("gold"))),  # no gold: never unequal
+                adjudicated=Subquery(adjudicated.values("grade")),
+                held_by=Subquery(held.values("reviewer__username")),
+            )
+            .values_list("campaign", "task", "low", "high", "n_off_gold", "adjudicated", "held_by")
         )
         scales = {campaign.pk: campaign.grade_values for campaign in campaigns}
         for campaign_pk, pk, low, high, n_off_gold, adjudicated, held_by in relevance_rows:
