@@ -261,6 +261,14 @@ class Document(models.Model):
                 name="document_popularity_in_0_1",
             ),
         ]
+        # The report reads the documents that carry either (`diversity_rows.py`): these, not every one.
+        indexes = [
+            models.Index(
+                fields=["campaign"],
+                condition=~Q(attributes={}) | Q(popularity__isnull=False),
+                name="document_with_diversity_data",
+            )
+        ]
 
     def __str__(self):
         return self.title or self.external_id

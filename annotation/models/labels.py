@@ -49,7 +49,13 @@ class Judgment(models.Model):
                 name="judgment_seconds_positive",
             ),
         ]
-        indexes = [models.Index(fields=["campaign", "annotator"], name="judgment_campaign_annotator")]
+        indexes = [
+            models.Index(fields=["campaign", "annotator"], name="judgment_campaign_annotator"),
+            # The report reads the judgments whose intents were asked (`diversity_rows.py`): these only.
+            models.Index(
+                fields=["campaign"], condition=Q(intents__isnull=False), name="judgment_intents_asked"
+            ),
+        ]
 
     def __str__(self):
         return f"{self.annotator}: {self.task} = {self.grade}"
@@ -102,7 +108,13 @@ class Preference(models.Model):
                 name="preference_same_has_no_strength",
             ),
         ]
-        indexes = [models.Index(fields=["campaign", "annotator"], name="preference_campaign_annotator")]
+        indexes = [
+            models.Index(fields=["campaign", "annotator"], name="preference_campaign_annotator"),
+            # The report reads the verdicts with near-duplicates marked (`diversity_rows.py`): these only.
+            models.Index(
+                fields=["campaign"], condition=~Q(duplicates=[]), name="preference_duplicates_marked"
+            ),
+        ]
 
     def __str__(self):
         return f"{self.annotator}: {self.task} = {self.verdict}"
