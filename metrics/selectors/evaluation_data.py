@@ -411,6 +411,7 @@ def campaign_evaluation_data(*, campaign: Campaign, with_excluded: bool = False)
     side_by_side = campaign_side_by_side(
         campaign=campaign, queries=queries, models=models, preferences=preferences
     )
+    diversity = campaign_diversity_rows(campaign=campaign, excluded=excluded)  # while the judgments are read
     labels = relevance.result()
     return CampaignEvaluationData(
         campaign=campaign,
@@ -426,7 +427,7 @@ def campaign_evaluation_data(*, campaign: Campaign, with_excluded: bool = False)
         ),
         side_by_side=side_by_side,
         preferences=preferences,
-        diversity=campaign_diversity_rows(campaign=campaign, excluded=excluded),
+        diversity=diversity,
     )
 
 
