@@ -10,9 +10,10 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from annotation.errors import InputError, InputErrorCode
-from annotation.models import AnnotatorExclusion, Assignment, Campaign, RelevanceTask, SideBySideTask
+from annotation.models import AnnotatorExclusion, Assignment, Campaign
 from annotation.services.assignment import leases_end
 from annotation.services.read_only import campaign_writable_lock
+from annotation.task_kinds import TASK_KINDS
 
 REASON_MAX = 5000
 
@@ -52,12 +53,11 @@ def annotator_exclude(*, campaign: Campaign, username: str, by, reason: str) -> 
 
 def _slots_move(*, campaign: Campaign, annotator, by: int) -> None:
     """Give back (-1) or take again (+1) the slot each of the annotator's labels holds on its task."""
-    RelevanceTask.objects.filter(campaign=campaign, judgments__annotator=annotator).update(
-        slots_spent=F("slots_spent") + by
-    )
-    SideBySideTask.objects.filter(campaign=campaign, preferences__annotator=annotator).update(
-        slots_spent=F("slots_spent") + by
-    )
+    for kind in TASK_KINDS:  # their labels found by the label's own campaign, not by joining every task
+        labelled = kind.label_model.objects.filter(campaign=campaign, annotator=annotator).values_list(
+            "task", flat=True
+        )
+        kind.model.objects.filter(pk__in=labelled).update(slots_spent=F("slots_spent") + by)
 
 
 @transaction.atomic
