@@ -11,8 +11,8 @@ from annotation.models.campaigns import Campaign
 from annotation.models.tasks import Assignment, RelevanceTask, SideBySideTask
 
 
-class Judgment(models.Model):
-    """One annotator's grade of a relevance task."""
+class CampaignLabel(models.Model):
+    """What every kind of annotator's label keeps besides its task and answer."""
 
     # The task's campaign, kept on the label: a campaign's labels are one index range whatever its tasks'
     # ids, so reads of them never walk the tasks. On PostgreSQL (campaign, task) must name a task of that
@@ -21,6 +21,14 @@ class Judgment(models.Model):
     campaign = models.ForeignKey(
         Campaign, on_delete=models.CASCADE, related_name="+", db_index=False, db_constraint=False
     )
+
+    class Meta:
+        abstract = True
+
+
+class Judgment(CampaignLabel):
+    """One annotator's grade of a relevance task."""
+
     task = models.ForeignKey(RelevanceTask, on_delete=models.CASCADE, related_name="judgments")
     annotator = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="judgments"
@@ -61,16 +69,9 @@ class Judgment(models.Model):
         return f"{self.annotator}: {self.task} = {self.grade}"
 
 
-class Preference(models.Model):
+class Preference(CampaignLabel):
     """One annotator's side-by-side verdict, stored relative to the experimental model."""
 
-    # The task's campaign, kept on the label: a campaign's labels are one index range whatever its tasks'
-    # ids, so reads of them never walk the tasks. On PostgreSQL (campaign, task) must name a task of that
-    # campaign (migration 0034, checked once a statement: plumbing/statement_keys.py); SQLite keeps the
-    # task's key only.
-    campaign = models.ForeignKey(
-        Campaign, on_delete=models.CASCADE, related_name="+", db_index=False, db_constraint=False
-    )
     task = models.ForeignKey(SideBySideTask, on_delete=models.CASCADE, related_name="preferences")
     annotator = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="preferences"
