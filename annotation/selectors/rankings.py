@@ -2,7 +2,6 @@
 document, or as the documents of one list."""
 
 import json
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,6 +17,7 @@ from annotation.models import (
     document_pks_unpack,
 )
 from plumbing import rows
+from plumbing.columns import fetch_columns_and_bytes
 
 
 @dataclass(frozen=True)
@@ -31,26 +31,16 @@ class RankedEntries:
     rank: np.ndarray  # int32
 
     @classmethod
-    def from_rows(
-        cls, rows: Iterable[tuple[int, int, bytes | memoryview]], depth: int | None = None
+    def from_lists(
+        cls, model: np.ndarray, query: np.ndarray, size: np.ndarray, packed: bytes
     ) -> "RankedEntries":
-        """Entries of `(model pk, query pk, packed documents)` rows, each list cut to its top `depth`."""
-        models, queries, packed = [], [], []
-        width = DOCUMENT_PK_DTYPE.itemsize
-        for model, query, documents in rows:
-            models.append(model)
-            queries.append(query)
-            packed.append(documents if depth is None else documents[: depth * width])
-        lengths = np.fromiter((len(documents) // width for documents in packed), np.int64, len(packed))
-        document = np.frombuffer(b"".join(packed), dtype=DOCUMENT_PK_DTYPE).astype(np.int64)
+        """Entries of lists given by their model and query pks, their sizes in bytes and their packed
+        documents end to end."""
+        lengths = size // DOCUMENT_PK_DTYPE.itemsize
+        document = np.frombuffer(packed, dtype=DOCUMENT_PK_DTYPE).astype(np.int64)
         starts = np.cumsum(lengths) - lengths
         rank = (np.arange(document.size) - np.repeat(starts, lengths) + 1).astype(np.int32)
-        return cls(
-            np.repeat(np.array(models, dtype=np.int64), lengths),
-            np.repeat(np.array(queries, dtype=np.int64), lengths),
-            document,
-            rank,
-        )
+        return cls(np.repeat(model, lengths), np.repeat(query, lengths), document, rank)
 
     def lists(self) -> dict[tuple[int, int], list[int]]:
         """(model pk, query pk) → document pks in rank order."""
@@ -69,7 +59,8 @@ class RankedEntries:
 def ranked_entries(
     *, model_pks: list[int], query_pk: int | None = None, depth: int | None = None
 ) -> RankedEntries:
-    """The lists of these models (for one query, when given), each cut to its top `depth`: one query."""
+    """The lists of these models (for one query, when given), each cut to its top `depth`: one query, whose
+    rows come back as columns and their lists' bytes end to end (`fetch_columns_and_bytes`)."""
     rankings = Ranking.objects.filter(model_id__in=model_pks).order_by("model_id", "query_id")
     if query_pk is not None:
         rankings = rankings.filter(query_id=query_pk)
@@ -77,7 +68,10 @@ def ranked_entries(
     if depth is not None:  # cut by the database: only the top of each list crosses the wire
         top = Substr("documents", 1, depth * DOCUMENT_PK_DTYPE.itemsize, output_field=BinaryField())
         rankings, column = rankings.annotate(top=top), "top"
-    return RankedEntries.from_rows(rankings.values_list("model_id", "query_id", column))
+    (model, query, size), packed = fetch_columns_and_bytes(
+        rankings.values_list("model_id", "query_id", column), "ii"
+    )
+    return RankedEntries.from_lists(model, query, size, packed)
 
 
 # A side-by-side task's experimental and online model's packed lists, as two columns of a statement over the

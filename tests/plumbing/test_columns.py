@@ -1,5 +1,6 @@
-"""`fetch_columns`: the same columns from PostgreSQL's aggregated rows as from plain rows (SQLite); reads on a
-second connection; the judgments of a campaign by task id range or by join."""
+"""`fetch_columns`: the same columns from PostgreSQL's aggregated rows as from plain rows (SQLite), a last
+column of bytes included (`fetch_columns_and_bytes`, the ranked lists); reads on a second connection; the
+judgments of a campaign by task id range or by join."""
 
 import math
 import threading
@@ -10,11 +11,12 @@ from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
 from annotation.bundle import parse_bundle
-from annotation.models import Judgment, Query, RelevanceTask
+from annotation.models import Judgment, Query, Ranking, RankingModel, RelevanceTask, document_pks_unpack
+from annotation.selectors.rankings import ranked_entries
 from annotation.services.campaigns import campaign_import
 from metrics.selectors import evaluation_data as selectors
 from metrics.selectors.evaluation_data import campaign_queries, campaign_relevance_labels
-from plumbing.columns import fetch_columns, read_beside
+from plumbing.columns import fetch_columns, fetch_columns_and_bytes, read_beside
 
 
 @pytest.fixture
@@ -68,6 +70,41 @@ def test_reads_the_backend_it_runs_on(campaign):
     # The suite runs on SQLite and, with DATABASE_URL, on PostgreSQL: both paths are exercised.
     (weights,) = fetch_columns(Query.objects.filter(campaign=campaign).values_list("weight"), "f")
     assert weights.tolist() == [1.0, 1.0], connection.vendor
+
+
+def test_a_bytes_column_comes_back_end_to_end_with_each_rows_length(campaign):
+    rankings = Ranking.objects.filter(model__campaign=campaign).order_by("model_id", "query_id")
+    # An empty list among them: its row has no bytes but still its place and its length.
+    empty = rankings.first()
+    Ranking.objects.filter(pk=empty.pk).update(documents=b"")
+    rows = [(m, q, bytes(d)) for m, q, d in rankings.values_list("model_id", "query_id", "documents")]
+    (model, query, size), packed = fetch_columns_and_bytes(
+        rankings.values_list("model_id", "query_id", "documents"), "ii"
+    )
+    assert [model.dtype, query.dtype, size.dtype] == [np.int64] * 3
+    assert list(zip(model.tolist(), query.tolist(), strict=True)) == [row[:2] for row in rows]
+    assert size.tolist() == [len(row[2]) for row in rows]
+    assert 0 in size.tolist()
+    assert packed == b"".join(row[2] for row in rows)
+    (none, size), packed = fetch_columns_and_bytes(rankings.filter(pk=-1).values_list("pk", "documents"), "i")
+    assert (none.size, size.size, packed) == (0, 0, b"")
+
+
+@pytest.mark.parametrize("depth", [None, 1, 3])
+def test_ranked_entries_are_every_list_in_rank_order_cut_to_its_depth(campaign, depth):
+    models = list(RankingModel.objects.filter(campaign=campaign).order_by("pk").values_list("pk", flat=True))
+    expected = [
+        (model, query, document, rank)
+        for model, query, documents in Ranking.objects.filter(model_id__in=models)
+        .order_by("model_id", "query_id")
+        .values_list("model_id", "query_id", "documents")
+        for rank, document in enumerate(document_pks_unpack(bytes(documents)).tolist()[:depth], start=1)
+    ]
+    entries = ranked_entries(model_pks=models, depth=depth)
+    assert entries.document.dtype == np.int64 and entries.rank.dtype == np.int32
+    columns = (entries.model, entries.query, entries.document, entries.rank)
+    assert list(zip(*(column.tolist() for column in columns), strict=True)) == expected
+    assert len({rank for *_, rank in expected}) == (depth or max(rank for *_, rank in expected))
 
 
 @pytest.fixture
