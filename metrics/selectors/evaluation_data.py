@@ -198,21 +198,18 @@ def campaign_relevance_labels_later(
     """Tasks (with their gold grades), adjudicated grades and judgments (with their seconds) in three queries
     of integer ids and numbers; the judgments' tasks are matched to the tasks by id in NumPy.
 
-    The tasks and adjudications are read now; the judgments, the largest read, start on a second connection
-    where they can run beside the caller's next reads (`read_beside`), and are matched to the tasks there.
-    The judgments of `excluded` annotators (ids) are left out.
+    The three reads start on a second connection, where they run beside the caller's next reads
+    (`read_beside`), and are matched there. The judgments of `excluded` annotators (ids) are left out.
     """
-    task_pk, task_query_pk, task_document, gold_grade = fetch_columns(
+    tasks = (
         RelevanceTask.objects.filter(campaign=campaign)
         .order_by("pk")
-        .values_list("pk", "query_id", "document_id", "gold_grade"),
-        "iiif",
+        .values_list("pk", "query_id", "document_id", "gold_grade")
     )
-    adjudicated_pk, adjudicated_grade = fetch_columns(
+    adjudications = (
         Adjudication.objects.filter(relevance_task__campaign=campaign)
         .order_by()
-        .values_list("relevance_task_id", "grade"),
-        "ii",
+        .values_list("relevance_task_id", "grade")
     )
     judgment_rows = (
         Judgment.objects.filter(campaign=campaign)
@@ -221,9 +218,11 @@ def campaign_relevance_labels_later(
     )
 
     def labels() -> RelevanceLabels:
+        task_pk, task_query_pk, task_document, gold_grade = fetch_columns(tasks, "iiif")
+        adjudicated_pk, adjudicated_grade = fetch_columns(adjudications, "ii")
         judgment_task_pk, annotator_pk, grade, seconds = fetch_columns(judgment_rows, "iiif")
-        # The tasks and their judgments are separate reads (on two connections), so a task pooled between
-        # them may have judgments but no row: those are left out rather than matched to a neighbouring task.
+        # The tasks and their judgments are separate statements, so a task pooled between them may have
+        # judgments but no row: those are left out rather than matched to a neighbouring task.
         judgment_task, known = sorted_find(task_pk, judgment_task_pk)
         if excluded.size:
             known &= ~np.isin(annotator_pk, excluded)
