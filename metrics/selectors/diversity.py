@@ -25,7 +25,11 @@ from metrics.compute.guardrails import Bound, Guardrail
 from metrics.compute.labels import sorted_find
 from metrics.compute.layout import RankedLabels
 from metrics.selectors.diversity_rows import DiversityRows
-from metrics.selectors.evaluation_data import CampaignEvaluationData, campaign_evaluation_data
+from metrics.selectors.evaluation_data import (
+    CampaignEvaluationData,
+    RelevanceLabels,
+    campaign_evaluation_data,
+)
 from trec.measures import INTENT_FAMILIES, Measure, parse_measure
 
 ILS, NOVELTY = "ILS", "Novelty"
@@ -94,14 +98,11 @@ def diversity_inputs(*, data: CampaignEvaluationData, rows: DiversityRows) -> Di
     queries = data.queries
     query_index = dict(zip(queries.pk.tolist(), range(len(queries)), strict=True))
     documents, codes = _attribute_codes(rows.attributes)
-    task_index = _task_index(data)
+    answers = answered_tasks(data.relevance, rows)
     return DiversityInputs(
         query_intents={query_index[pk]: intents for pk, intents in rows.query_intents.items()},
-        served=_served(data, rows),
-        document_ids={
-            int(data.relevance.task_document[task_index[task]]): document
-            for task, _, document in rows.intent_answers
-        },
+        served=_served(data, answers),
+        document_ids={int(data.relevance.task_document[task]): document for task, _, document in answers},
         groups=_duplicate_groups(data, rows),
         attribute_documents=documents,
         attribute_codes=codes,
@@ -109,18 +110,28 @@ def diversity_inputs(*, data: CampaignEvaluationData, rows: DiversityRows) -> Di
     )
 
 
-def _task_index(data: CampaignEvaluationData) -> dict[int, int]:
-    relevance = data.relevance
-    return dict(zip(relevance.task_pk.tolist(), range(relevance.n_tasks), strict=True))
+def answered_tasks(relevance: RelevanceLabels, rows: DiversityRows) -> list[tuple[int, list[str], str]]:
+    """The intent answers with their task's index in `relevance`'s tasks; an answer whose task was not read
+    (pooled since) is left out, as its judgment is (`campaign_relevance_labels_later`). Looked up by a
+    search of the sorted task ids: the answers are few, the tasks may be 100,000."""
+    task_pks = np.array([task for task, _, _ in rows.intent_answers], dtype=np.int64)
+    task, known = sorted_find(relevance.task_pk, task_pks)
+    return [
+        (index, intents, document)
+        for index, is_known, (_, intents, document) in zip(
+            task.tolist(), known.tolist(), rows.intent_answers, strict=True
+        )
+        if is_known
+    ]
 
 
-def _served(data: CampaignEvaluationData, rows: DiversityRows) -> dict[tuple[int, int], set[str]]:
+def _served(
+    data: CampaignEvaluationData, answers: list[tuple[int, list[str], str]]
+) -> dict[tuple[int, int], set[str]]:
     relevance = data.relevance
-    task_index = _task_index(data)
     asked: dict[tuple[int, int], int] = defaultdict(int)
     ticks: dict[tuple[int, int], dict[str, int]] = defaultdict(lambda: defaultdict(int))
-    for task_pk, intents, _ in rows.intent_answers:
-        task = task_index[task_pk]
+    for task, intents, _ in answers:
         key = int(relevance.task_query[task]), int(relevance.task_document[task])
         asked[key] += 1
         for intent in intents:

@@ -18,7 +18,7 @@ import numpy as np
 from annotation.models import Campaign, SideBySideTask
 from annotation.selectors.rankings import ranked_entries
 from metrics.compute.agreement import Agreement, MeasurementLevel, krippendorff_alpha
-from metrics.selectors.diversity import group_join, group_root
+from metrics.selectors.diversity import answered_tasks, group_join, group_root
 from metrics.selectors.diversity_rows import DiversityRows
 from metrics.selectors.evaluation_data import PreferenceRows, RelevanceLabels
 
@@ -91,13 +91,12 @@ def _alpha(item: list[int], value: list[int], n_resamples: int) -> Agreement:
 def _intent_ratings(
     rows: DiversityRows, relevance: RelevanceLabels, task_query_pk: np.ndarray
 ) -> tuple[list[int], list[int]]:
-    task_index = dict(zip(relevance.task_pk.tolist(), range(relevance.n_tasks), strict=True))
     items: dict[tuple[int, str], int] = {}
     item, value = [], []
-    for task_pk, ticked, _ in rows.intent_answers:
-        query = int(task_query_pk[task_index[task_pk]])
+    for task, ticked, _ in answered_tasks(relevance, rows):
+        query = int(task_query_pk[task])
         for intent in rows.query_intents.get(query, []):
-            item.append(items.setdefault((task_pk, intent), len(items)))
+            item.append(items.setdefault((task, intent), len(items)))
             value.append(int(intent in ticked))
     return item, value
 

@@ -3,6 +3,7 @@ differences, from the intents and near-duplicates annotators gave; redundancy-aw
 weights. The seed's five-editions case: NDCG@5 = 1.0 for five editions of one book, yet ILS@5 is high."""
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -11,8 +12,10 @@ from django.urls import reverse
 
 from annotation.services.campaigns import campaign_change
 from metrics.compute.diversity import evaluate_intents
+from metrics.selectors.diversity import answered_tasks
 from metrics.selectors.diversity_rows import campaign_diversity_rows
 from metrics.selectors.drilldown import query_drilldown
+from metrics.selectors.evaluation_data import campaign_evaluation_data
 from metrics.selectors.launch import launch_report_build
 from metrics.selectors.quality import campaign_quality
 from tests.factories import FIVE_EDITIONS_INTENTS, five_editions_campaign, five_editions_label
@@ -256,3 +259,16 @@ def test_the_diversity_rows_leave_out_excluded_annotators_and_read_in_four_state
     }
     assert kept.query_intents == every.query_intents and len(kept.query_intents) == 1
     assert kept.attributes == every.attributes and kept.popularity == every.popularity
+
+
+def test_an_intent_answer_is_found_by_its_task_and_one_whose_task_was_not_read_is_left_out(db, ann):
+    campaign = five_editions_campaign(ann, marks=False)
+    data = campaign_evaluation_data(campaign=campaign)
+    rows = campaign_diversity_rows(campaign=campaign, excluded=np.zeros(0, dtype=np.int64))
+    # A task pooled after the report read the tasks: its answer has no task to be counted against.
+    pooled = (int(data.relevance.task_pk.max()) + 1, ["novel"], "late")
+    answers = answered_tasks(data.relevance, replace(rows, intent_answers=[pooled, *rows.intent_answers]))
+    assert len(answers) == len(rows.intent_answers) > 0
+    for (task, intents, document), (task_pk, *answer) in zip(answers, rows.intent_answers, strict=True):
+        assert data.relevance.task_pk[task] == task_pk
+        assert [intents, document] == answer
