@@ -192,6 +192,15 @@ def campaign_relevance_labels(
     return campaign_relevance_labels_later(campaign=campaign, queries=queries, excluded=excluded).result()
 
 
+def by_first_column(columns: list[np.ndarray]) -> list[np.ndarray]:
+    """The columns' rows in ascending order of the first (a stable sort, run only when they are not)."""
+    first = columns[0]
+    if np.all(first[1:] >= first[:-1]):
+        return columns
+    order = np.argsort(first, kind="stable")
+    return [column[order] for column in columns]
+
+
 def campaign_relevance_labels_later(
     *, campaign: Campaign, queries: CampaignQueries, excluded: np.ndarray = NO_ONE
 ) -> Future[RelevanceLabels]:
@@ -201,9 +210,11 @@ def campaign_relevance_labels_later(
     The three reads start on a second connection, where they run beside the caller's next reads
     (`read_beside`), and are matched there. The judgments of `excluded` annotators (ids) are left out.
     """
+    # In the table's order, sorted by id here: PostgreSQL reads a large campaign's tasks faster in a scan of
+    # the table than along the primary key (30 against 40 ms for 125,000), and they lie mostly in id order.
     tasks = (
         RelevanceTask.objects.filter(campaign=campaign)
-        .order_by("pk")
+        .order_by()
         .values_list("pk", "query_id", "document_id", "gold_grade")
     )
     adjudications = (
@@ -218,7 +229,7 @@ def campaign_relevance_labels_later(
     )
 
     def labels() -> RelevanceLabels:
-        task_pk, task_query_pk, task_document, gold_grade = fetch_columns(tasks, "iiif")
+        task_pk, task_query_pk, task_document, gold_grade = by_first_column(fetch_columns(tasks, "iiif"))
         adjudicated_pk, adjudicated_grade = fetch_columns(adjudications, "ii")
         judgment_task_pk, annotator_pk, grade, seconds = fetch_columns(judgment_rows, "iiif")
         # The tasks and their judgments are separate statements, so a task pooled between them may have

@@ -8,6 +8,7 @@ import threading
 import numpy as np
 import pytest
 from django.db import connection, transaction
+from django.db.models import F
 from django.test.utils import CaptureQueriesContext
 
 from annotation.bundle import parse_bundle
@@ -15,7 +16,7 @@ from annotation.models import Judgment, Query, Ranking, RankingModel, RelevanceT
 from annotation.selectors.rankings import ranked_entries
 from annotation.services.campaigns import campaign_import
 from metrics.selectors import evaluation_data as selectors
-from metrics.selectors.evaluation_data import campaign_queries, campaign_relevance_labels
+from metrics.selectors.evaluation_data import by_first_column, campaign_queries, campaign_relevance_labels
 from plumbing.columns import fetch_columns, fetch_columns_and_bytes, read_beside
 
 
@@ -165,3 +166,24 @@ def test_query_counts_see_the_columnar_read(campaign):
     assert len(pks) == 2
     assert len(captured) == 1
     assert ("string_agg" in captured[0]["sql"]) == (connection.vendor == "postgresql")
+
+
+def test_the_report_reads_the_tasks_in_the_tables_order_and_sorts_them_by_id(campaign, make_user):
+    tasks = list(RelevanceTask.objects.filter(campaign=campaign).order_by("pk"))
+    # A row whose indexed column changes moves within the table (PostgreSQL writes its new version after the
+    # others): read in the table's order, the tasks would no longer be in id order.
+    RelevanceTask.objects.filter(pk=tasks[0].pk).update(gold_grade=2, shuffle_key=F("shuffle_key") + 1)
+    alice = make_user("alice")
+    Judgment.objects.create(campaign_id=campaign.pk, task=tasks[1], annotator=alice, grade=3)
+    relevance = campaign_relevance_labels(campaign=campaign, queries=campaign_queries(campaign=campaign))
+    assert relevance.task_pk.tolist() == [task.pk for task in tasks]
+    assert relevance.task_document.tolist() == [task.document_id for task in tasks]
+    assert relevance.gold.task.tolist() == [0]
+    assert relevance.task_pk[relevance.judgment_task].tolist() == [tasks[1].pk]
+
+
+def test_columns_are_sorted_by_the_first_only_when_they_are_not():
+    ids, values = np.array([3, 1, 2, 2]), np.array([30.0, 10.0, 20.0, 21.0])
+    assert [column.tolist() for column in by_first_column([ids, values])] == [[1, 2, 2, 3], [10, 20, 21, 30]]
+    ordered = [np.array([1, 2]), np.array([5, 6])]
+    assert all(a is b for a, b in zip(by_first_column(ordered), ordered, strict=True))
