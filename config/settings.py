@@ -313,8 +313,8 @@ SPECTACULAR_SETTINGS = {
         "RevisionKindEnum": "annotation.models.LabelRevision.Kind",
         "AssignmentStatusEnum": "annotation.models.Assignment.Status",
         "DecisionEnum": "metrics.api.serializers.OUTCOMES",
-        "PersonRoleEnum": "annotation.api.serializers.PERSON_ROLES",
-        "ExperimentVerdictEnum": "annotation.api.serializers.VERDICTS",
+        "PersonRoleEnum": "annotation.api.serializers.people.PERSON_ROLES",
+        "ExperimentVerdictEnum": "annotation.api.serializers.fields.VERDICTS",
     },
 }
 

@@ -4,7 +4,7 @@ schema, and Schemathesis checks the served report against them."""
 
 from rest_framework import serializers
 
-from annotation.api.serializers import setting_serializer_field
+from annotation.api.serializers.campaigns import setting_serializer_field
 from annotation.campaign_settings import CAMPAIGN_SETTINGS
 from metrics.compute.decision import Outcome
 

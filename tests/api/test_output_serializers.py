@@ -11,13 +11,9 @@ import pytest
 from rest_framework import serializers
 from rest_framework.renderers import JSONRenderer
 
-from annotation.api.serializers import (
-    GradeSerializer,
-    LabelRequestSerializer,
-    LabelSerializer,
-    TaskGradeSerializer,
-    TaskSerializer,
-)
+from annotation.api.serializers.campaigns import GradeSerializer
+from annotation.api.serializers.requests import LabelRequestSerializer
+from annotation.api.serializers.tasks import LabelSerializer, TaskGradeSerializer, TaskSerializer
 from annotation.bundle import parse_bundle
 from annotation.models import Assignment
 from annotation.services.campaigns import campaign_import

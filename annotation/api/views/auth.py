@@ -8,7 +8,7 @@ from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from annotation.api.exceptions import BodyLimitMixin
-from annotation.api.serializers import TokenRequestSerializer, TokenSerializer
+from annotation.api.serializers.requests import TokenRequestSerializer, TokenSerializer
 from annotation.services.logins import LoginLimited, user_authenticate
 from annotation.services.tokens import token_get_or_create, tokens_revoke
 

@@ -15,20 +15,22 @@ from rest_framework.views import APIView
 from annotation.api.exceptions import BodyLimitMixin, ErrorSerializer, PayloadTooLarge
 from annotation.api.parsers import BoundedJSONParser, query_of
 from annotation.api.permissions import IsManager, IsReviewer
-from annotation.api.serializers import (
+from annotation.api.serializers.bundle import (
     BundleSerializer,
+    CampaignProgressSerializer,
+    QuerySerializer,
+    RunUploadedSerializer,
+)
+from annotation.api.serializers.campaigns import (
     CampaignChangedSerializer,
     CampaignChangeSerializer,
     CampaignDetailSerializer,
-    CampaignProgressSerializer,
     CampaignReviewListSerializer,
     CampaignReviewSerializer,
     CampaignSerializer,
-    QuerySerializer,
     RankingModelSerializer,
-    RunUploadedSerializer,
-    RunUploadSerializer,
 )
+from annotation.api.serializers.requests import RunUploadSerializer
 from annotation.bundle import load_run, parse_bundle, parse_campaign_change
 from annotation.campaign_settings import setting_values
 from annotation.errors import InputError, InputErrorCode

@@ -13,7 +13,7 @@ from rest_framework.views import APIView
 
 from annotation.api.exceptions import BodyLimitMixin
 from annotation.api.permissions import IsManager
-from annotation.api.serializers import ImportSerializer, ImportUploadSerializer
+from annotation.api.serializers.imports import ImportSerializer, ImportUploadSerializer
 from annotation.errors import InputError, InputErrorCode
 from annotation.forms import CampaignUploadForm, form_errors_text
 from annotation.models import CampaignImport

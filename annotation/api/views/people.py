@@ -13,7 +13,7 @@ from rest_framework.views import APIView
 from annotation.api.exceptions import BodyLimitMixin
 from annotation.api.parsers import BoundedJSONParser
 from annotation.api.permissions import IsManager
-from annotation.api.serializers import (
+from annotation.api.serializers.people import (
     MembersSerializer,
     PasswordLinkSerializer,
     PersonChangeSerializer,

@@ -10,12 +10,8 @@ from rest_framework.views import APIView
 from annotation.api.exceptions import BodyLimitMixin, ErrorSerializer
 from annotation.api.parsers import query_of
 from annotation.api.permissions import IsReviewer
-from annotation.api.serializers import (
-    AdjudicationRequestSerializer,
-    QueueItemSerializer,
-    ReviewTaskSerializer,
-    RevisionSerializer,
-)
+from annotation.api.serializers.requests import AdjudicationRequestSerializer
+from annotation.api.serializers.review import QueueItemSerializer, ReviewTaskSerializer, RevisionSerializer
 from annotation.api.views.campaigns import campaign_or_404
 from annotation.selectors.review import (
     QueueState,

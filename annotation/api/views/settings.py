@@ -15,9 +15,9 @@ from rest_framework.views import APIView
 from annotation.api.exceptions import BodyLimitMixin
 from annotation.api.parsers import BoundedJSONParser
 from annotation.api.permissions import IsManager
-from annotation.api.serializers import (
+from annotation.api.serializers.campaigns import CampaignReviewSerializer
+from annotation.api.serializers.people import (
     ArchiveSerializer,
-    CampaignReviewSerializer,
     ExclusionActionSerializer,
     ExclusionSerializer,
     LabelsImportedSerializer,

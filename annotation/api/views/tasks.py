@@ -11,10 +11,10 @@ from rest_framework.views import APIView
 from annotation.api.exceptions import BodyLimitMixin, ErrorSerializer
 from annotation.api.parsers import query_of
 from annotation.api.permissions import IsAnnotator
-from annotation.api.serializers import (
+from annotation.api.serializers.requests import LabelRequestSerializer
+from annotation.api.serializers.tasks import (
     AssignmentSerializer,
     LabelQuerySerializer,
-    LabelRequestSerializer,
     LabelSerializer,
     SkipRequestSerializer,
     TaskSerializer,
