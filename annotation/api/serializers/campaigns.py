@@ -1,16 +1,14 @@
-"""Campaigns: their settings as fields, lists, details, changes."""
+"""Campaigns: their settings as fields, lists, details and changes, their queries, interaction logs, runs and
+progress."""
 
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from annotation.api.serializers.fields import StrictCharField, StrictFloatField, StrictIntegerField
-from annotation.bundle.campaign import (
-    GRADE_LABEL_MAX_LENGTH,
-    GRADE_MAX,
-    GRADE_MIN,
-)
+from annotation.bundle.campaign import GRADE_LABEL_MAX_LENGTH, GRADE_MAX, GRADE_MIN
 from annotation.campaign_settings import CAMPAIGN_SETTINGS, SCALE_LOCK, SETTING_NAMES, Kind, Setting
-from annotation.models import Campaign, RankingModel
+from annotation.models import Campaign, Query, RankingModel
+from annotation.task_kinds import KIND_NAMES
 
 
 def setting_serializer_field(setting: Setting, *, request: bool = False) -> serializers.Field:
@@ -153,3 +151,66 @@ class CampaignChangeSerializer(serializers.Serializer):
         help_text=f"Its grades, at least two. {SCALE_LOCK.value}",
     )
     settings = CampaignSettingsChangeSerializer(required=False, allow_null=True)
+
+
+class QuerySerializer(serializers.ModelSerializer):
+    id = serializers.CharField(source="external_id")
+
+    class Meta:
+        model = Query
+        fields = ["id", "text", "description", "segment", "weight"]
+
+
+class InteractionLogUploadSerializer(serializers.Serializer):
+    file = serializers.FileField(
+        allow_empty_file=True,
+        help_text="JSONL, one impression a line (query, model, request, position, document, clicked; "
+        "optional session, dwell, cart, purchase, rating), may be gzipped.",
+    )
+
+
+class InteractionLogSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    source = serializers.CharField(help_text="The file's name.")
+    impressions = serializers.IntegerField()
+    requests = serializers.IntegerField(help_text="Result lists shown.")
+    clicks = serializers.IntegerField()
+    sessions = serializers.BooleanField(help_text="Whether its impressions name their sessions.")
+    documents_added = serializers.IntegerField(help_text="Documents the campaign did not have before.")
+    created_at = serializers.DateTimeField()
+
+
+class RunUploadedSerializer(serializers.Serializer):
+    model = serializers.CharField()
+    rankings = serializers.IntegerField(help_text="Ranking rows written.")
+
+
+class AnnotatorProgressSerializer(serializers.Serializer):
+    username = serializers.CharField()
+    judgments = serializers.IntegerField()
+    preferences = serializers.IntegerField()
+    in_progress = serializers.IntegerField()
+    skipped = serializers.IntegerField()
+    done = serializers.IntegerField()
+    median_seconds = serializers.FloatField(allow_null=True, help_text="Median seconds per label.")
+    last_active = serializers.DateTimeField(allow_null=True, help_text="When they last labelled.")
+    excluded = serializers.BooleanField(
+        help_text="A manager left their labels out: they count toward no task's completion."
+    )
+
+
+class KindProgressSerializer(serializers.Serializer):
+    name = serializers.ChoiceField(choices=KIND_NAMES)
+    overlap = serializers.IntegerField()
+    automatic_same = serializers.IntegerField()
+    tasks = serializers.IntegerField()
+    complete = serializers.IntegerField(
+        help_text="Tasks with enough labels (excluded annotators' aside), adjudicated, or identical lists "
+        "answered Same: as the launch report counts them."
+    )
+    labels_left = serializers.IntegerField()
+
+
+class CampaignProgressSerializer(serializers.Serializer):
+    annotators = AnnotatorProgressSerializer(many=True)
+    kinds = KindProgressSerializer(many=True)

@@ -15,20 +15,18 @@ from rest_framework.views import APIView
 from annotation.api.exceptions import BodyLimitMixin, ErrorSerializer, PayloadTooLarge
 from annotation.api.parsers import BoundedJSONParser, query_of
 from annotation.api.permissions import IsManager, IsReviewer
-from annotation.api.serializers.bundle import (
-    BundleSerializer,
-    CampaignProgressSerializer,
-    QuerySerializer,
-    RunUploadedSerializer,
-)
+from annotation.api.serializers.bundle import BundleSerializer
 from annotation.api.serializers.campaigns import (
     CampaignChangedSerializer,
     CampaignChangeSerializer,
     CampaignDetailSerializer,
+    CampaignProgressSerializer,
     CampaignReviewListSerializer,
     CampaignReviewSerializer,
     CampaignSerializer,
+    QuerySerializer,
     RankingModelSerializer,
+    RunUploadedSerializer,
 )
 from annotation.api.serializers.requests import RunUploadSerializer
 from annotation.bundle import load_run, parse_bundle, parse_campaign_change

@@ -10,7 +10,7 @@ from rest_framework.views import APIView
 
 from annotation.api.exceptions import BodyLimitMixin, ErrorSerializer, PayloadTooLarge
 from annotation.api.permissions import IsManager, IsReviewer
-from annotation.api.serializers.bundle import InteractionLogSerializer, InteractionLogUploadSerializer
+from annotation.api.serializers.campaigns import InteractionLogSerializer, InteractionLogUploadSerializer
 from annotation.api.views.campaigns import campaign_or_404
 from annotation.bundle.reading import spooled_lines
 from annotation.selectors.interactions import interaction_logs
