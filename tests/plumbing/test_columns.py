@@ -1,6 +1,6 @@
 """`fetch_columns`: the same columns from PostgreSQL's aggregated rows as from plain rows (SQLite), a last
-column of bytes included (`fetch_columns_and_bytes`, the ranked lists); reads on a second connection; the
-judgments of a campaign by task id range or by join."""
+column of bytes included (`fetch_columns_and_bytes`, the ranked lists); reads on a second connection; a
+campaign's judgments by the campaign they keep, and its tasks in id order."""
 
 import math
 import threading
