@@ -12,15 +12,9 @@ import numpy as np
 
 from judgeboard.errors import CommandFailed, Exit
 from metrics.compute.diversity import DEFAULT_INTENT_MEASURES
-from metrics.compute.evaluation import (
-    IntentQrelsIndex,
-    QrelsIndex,
-    RunEvaluation,
-    evaluate_intent_run,
-    evaluate_run,
-)
+from metrics.compute.evaluation import IntentQrelsIndex, RunEvaluation, evaluate_intent_run
 from metrics.compute.ranking import DEFAULT_MEASURES, RankingSettings, check_weights_cover
-from metrics.evaluation_files import read_files
+from metrics.evaluation_files import ScoredRun, read_files, scored_runs
 from plumbing.progress import progress_bar
 from trec.files import Comments, Run, TrecFormatError, read_columns
 from trec.intents import read_intent_qrels
@@ -150,43 +144,65 @@ def evaluate(options: dict, out: TextIO) -> None:
 def _evaluate(options, runs, measures, settings, progress) -> dict[str, RunEvaluation]:
     """Each run's evaluation, the files read as they are needed."""
     if options["intents"]:
-        threshold = settings.rel_threshold
-        files = read_files(
-            options["qrels"],
-            runs,
-            progress,
-            load_qrels=lambda path, told: IntentQrelsIndex(read_intent_qrels(path, told), threshold),
-        )
-    else:
-        files = read_files(options["qrels"], runs, progress)
+        return _evaluate_intents(options, runs, measures, settings, progress)
+    files = scored_runs(
+        options["qrels"],
+        runs,
+        measures,
+        settings=settings,
+        judged_only=options["judged_only"],
+        complete=options["complete"],
+        progress=progress,
+    )
+    _check_qrels(next(files), options)
+    evaluations = {}
+    for path in runs:
+        scored = next(files)
+        assert isinstance(scored, ScoredRun)
+        evaluations[path] = _checked(scored.evaluation, scored.entries, path, options)
+    return evaluations
+
+
+def _evaluate_intents(options, runs, measures, settings, progress) -> dict[str, RunEvaluation]:
+    threshold = settings.rel_threshold
+    files = read_files(
+        options["qrels"],
+        runs,
+        progress,
+        load_qrels=lambda path, told: IntentQrelsIndex(read_intent_qrels(path, told), threshold),
+    )
     qrels = next(files)
-    assert isinstance(qrels, QrelsIndex | IntentQrelsIndex)
-    if not len(qrels.query_ids):
-        raise CommandFailed(f"{options['qrels']}: no judgments (the qrels are empty)")
+    assert isinstance(qrels, IntentQrelsIndex)
+    _check_qrels(qrels, options)
     evaluations = {}
     for path in runs:
         run = next(files)
         assert isinstance(run, Run)
-        if not run.query.size:
-            raise CommandFailed(f"{path}: no ranked documents (the run is empty)")
-        if isinstance(qrels, IntentQrelsIndex):
-            evaluations[path] = evaluate_intent_run(
+        entries = run.query.size
+        evaluation = (
+            evaluate_intent_run(
                 qrels, run, measures, judged_only=options["judged_only"], complete=options["complete"]
             )
-        else:
-            evaluations[path] = evaluate_run(
-                qrels,
-                run,
-                measures,
-                settings=settings,
-                judged_only=options["judged_only"],
-                complete=options["complete"],
-            )
+            if entries
+            else None
+        )
         # Dropped before the next run is read: one run in memory at a time.
         del run
-        if not len(evaluations[path].query_ids):
-            raise CommandFailed(f"{path}: no query of this run has judgments in {options['qrels']}")
+        evaluations[path] = _checked(evaluation, entries, path, options)
     return evaluations
+
+
+def _check_qrels(qrels, options) -> None:
+    if not len(qrels.query_ids):
+        raise CommandFailed(f"{options['qrels']}: no judgments (the qrels are empty)")
+
+
+def _checked(evaluation: RunEvaluation | None, entries: int, path: str, options) -> RunEvaluation:
+    if not entries or evaluation is None:
+        raise CommandFailed(f"{path}: no ranked documents (the run is empty)")
+    if not len(evaluation.query_ids):
+        raise CommandFailed(f"{path}: no query of this run has judgments in {options['qrels']}")
+    return evaluation
 
 
 def read_position_weights(path: str) -> tuple[float, ...]:

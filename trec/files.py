@@ -76,6 +76,7 @@ class Run:
     score: np.ndarray  # float64
     line: np.ndarray
     path: str
+    lines: int = 0  # the lines read (blank and comment lines too): a later piece's lines follow them
 
 
 def read_qrels(path: str | Path, progress: Progress | None = None, max_bytes: int | None = None) -> Qrels:
@@ -93,11 +94,18 @@ def read_qrels(path: str | Path, progress: Progress | None = None, max_bytes: in
     return Qrels(query, document, label, line, str(path))
 
 
-def read_run(path: str | Path, progress: Progress | None = None, max_bytes: int | None = None) -> Run:
+def read_run(
+    path: str | Path,
+    progress: Progress | None = None,
+    max_bytes: int | None = None,
+    span: tuple[int, int] | None = None,
+) -> Run:
     """Reads `qid Q0 docid rank score tag`; `progress` is told the bytes read as they are; more than
-    `max_bytes` (once gunzipped) is refused with `TrecTooLargeError`."""
+    `max_bytes` (once gunzipped) is refused with `TrecTooLargeError`. With `span` (start, stop), only those
+    bytes of a plain file, whole lines (`trec.pieces`), their lines numbered from 1 as if a file of their own.
+    """
     # trec_eval ignores text after a run line's sixth field (its own test/results.trunc has some).
-    query, document, score, line = read_columns(
+    (query, document, score, line), lines = _read_columns(
         str(path),
         n_fields=6,
         keep=(0, 2, 4),
@@ -106,8 +114,9 @@ def read_run(path: str | Path, progress: Progress | None = None, max_bytes: int 
         progress=progress,
         comments=Comments.FIRST_TEXT,
         max_bytes=max_bytes,
+        span=span,
     )
-    return Run(query, document, score, line, str(path))
+    return Run(query, document, score, line, str(path), lines)
 
 
 @dataclass(frozen=True)
@@ -339,14 +348,17 @@ def _blank_comments(window: np.ndarray, *, indented: bool) -> None:
 
 
 def _windows(
-    path: str, progress: Progress | None = None, max_bytes: int | None = None
+    path: str,
+    progress: Progress | None = None,
+    max_bytes: int | None = None,
+    span: tuple[int, int] | None = None,
 ) -> Iterator[np.ndarray]:
     """The file (gunzipped) in windows of whole lines, each followed by NUL bytes so that any token's bytes
     can be viewed past its end; read a window at a time into one reused buffer, never the whole file.
     Each window is only valid until the next is asked for. `progress` is told the bytes of the file (as
     stored: gzipped or not) read since it was last told. Past `max_bytes` read (gunzipped) the file is
     refused, as is a line longer than MAX_LINE_BYTES (`_LineTooLong`): memory stays bounded whatever the
-    file inflates to."""
+    file inflates to. With `span` (start, stop) only those bytes of a plain file are read."""
     padding = MAX_TOKEN_BYTES + 1
     capacity = WINDOW_BYTES
     buffer = np.empty(capacity + padding, dtype=np.uint8)
@@ -355,14 +367,17 @@ def _windows(
     inflated = 0  # bytes read so far, after gunzipping
     try:
         with open(path, "rb") as raw:
-            gzipped = raw.read(2) == b"\x1f\x8b"
-            raw.seek(0)
+            gzipped = span is None and raw.read(2) == b"\x1f\x8b"
+            start, stop = span or (0, None)
+            raw.seek(start)
             file = gzip.GzipFile(fileobj=raw) if gzipped else raw
             # gzip inflates each call into a new bytes object before copying it: small calls, small copies.
             step = GZIP_STEP_BYTES if gzipped else None
-            told = 0
+            told = start
             while True:
-                end = _fill(file, buffer, filled, capacity, step)
+                # A span's reads end at its stop: the next piece's first line is not this one's.
+                room = capacity if stop is None else min(capacity, filled + stop - raw.tell())
+                end = _fill(file, buffer, filled, room, step)
                 inflated += end - filled
                 if max_bytes is not None and inflated > max_bytes:
                     if gzipped:
@@ -374,7 +389,7 @@ def _windows(
                     position = raw.tell()
                     progress(position - told)
                     told = position
-                at_end = end < capacity
+                at_end = end < capacity or (stop is not None and raw.tell() >= stop)
                 cut = end if at_end else _after_last_newline(buffer, end)
                 if cut == 0 and not at_end:
                     # A line longer than the buffer: grow it and read on.
@@ -440,12 +455,39 @@ def read_columns(
     arrays, then the 1-based line number of each. With `trailing`, a line may have more than `n_fields`
     fields; the rest is ignored. `comments` says which lines are comments (skipped; none without it).
     More than `max_bytes` read (gunzipped) is refused with `TrecTooLargeError`."""
+    columns, _ = _read_columns(
+        path,
+        n_fields=n_fields,
+        keep=keep,
+        names=names,
+        trailing=trailing,
+        progress=progress,
+        comments=comments,
+        max_bytes=max_bytes,
+    )
+    return columns
+
+
+def _read_columns(
+    path: str,
+    *,
+    n_fields: int,
+    keep: tuple[int, ...],
+    names: tuple[str, ...],
+    trailing: bool,
+    progress: Progress | None,
+    comments: Comments | None,
+    max_bytes: int | None,
+    span: tuple[int, int] | None = None,
+) -> tuple[list[np.ndarray], int]:
+    """`read_columns` of the file, or of the `span` of it, and the number of lines read."""
     # A plain file of B bytes holds at most B / (2 × fields) entries (a byte and a separator a field).
-    bound = os.path.getsize(path) // (2 * n_fields) + 1 if _plain(path) else None
+    stored = span[1] - span[0] if span else os.path.getsize(path) if _plain(path) else None
+    bound = None if stored is None else stored // (2 * n_fields) + 1
     columns = [_Column(bound) for _ in range(len(keep) + 1)]
     first_line = 1
     try:
-        for window in _windows(path, progress, max_bytes):
+        for window in _windows(path, progress, max_bytes, span):
             size = window.size - (MAX_TOKEN_BYTES + 1)
             first_line += _tokenize(
                 window, size, n_fields, keep, names, path, first_line, columns, trailing, comments
@@ -456,8 +498,9 @@ def read_columns(
             path, first_line, "the line is longer than %(max)d bytes", max=MAX_LINE_BYTES
         ) from None
     if not columns[0].size:
-        return [np.zeros(0, dtype="S1")] * (len(keep) - 1) + [np.zeros(0), np.zeros(0, dtype=np.int32)]
-    return [column.values() for column in columns]
+        empty = [np.zeros(0, dtype="S1")] * (len(keep) - 1) + [np.zeros(0), np.zeros(0, dtype=np.int32)]
+        return empty, first_line - 1
+    return [column.values() for column in columns], first_line - 1
 
 
 def _plain(path: str) -> bool:

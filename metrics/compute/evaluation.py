@@ -17,7 +17,7 @@ The join hashes (query, document) pairs to 64 bits and checks every match byte f
 collision it hashes again with another seed, so results never depend on a hash.
 """
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -166,8 +166,63 @@ def evaluate_run(
     complete: bool = False,
 ) -> RunEvaluation:
     """Scores one run; see the module docstring for the conventions and `ranking` for the measures."""
+    labels = run_labels(qrels, run, judged_only=judged_only)
+    evaluation = evaluate_labels(qrels, [labels], measures, settings=settings, complete=complete)
+    assert evaluation is not None  # one piece: no query in two
+    return evaluation
+
+
+@dataclass(frozen=True)
+class RankedLabels:
+    """A run's labels in rank order (`run_labels`): `matrix[i]` holds those of the i-th query of the qrels
+    that `scored` marks, NaN where unjudged and past the end of its list."""
+
+    scored: np.ndarray  # bool, one per query of the qrels
+    matrix: np.ndarray  # [scored queries × the longest list]
+
+
+def run_labels(qrels: QrelsIndex, run: Run, *, judged_only: bool = False) -> RankedLabels:
+    """The qrels' labels of `run`'s documents in rank order, for `evaluate_labels`: of a whole run, or of a
+    piece of one (`trec.pieces`) scored apart from the others."""
+    matrix, scored = _ranked_labels(qrels, run, judged_only=judged_only, complete=False)
+    return RankedLabels(scored, matrix)
+
+
+def run_queries(run: Run) -> np.ndarray:
+    """The distinct query ids of `run`, sorted (one per block of a query's lines)."""
+    if run.query.size == 0:
+        return np.zeros(0, dtype="S1")
+    return np.unique(run.query[_block_heads(run.query)])
+
+
+def evaluate_labels(
+    qrels: QrelsIndex,
+    pieces: Sequence[RankedLabels],
+    measures: Iterable[str | Measure],
+    *,
+    settings: RankingSettings | None = None,
+    complete: bool = False,
+) -> RunEvaluation | None:
+    """Scores one run from the labels of its pieces, as `evaluate_run` scores it whole, to the bit: each
+    query's row laid out as wide as the widest piece's, as the whole run's would be. None when a query has
+    labels in two pieces (its lines were apart in the file): then the run is scored whole."""
     measures = [measure if isinstance(measure, Measure) else parse_measure(measure) for measure in measures]
-    matrix, scored = _ranked_labels(qrels, run, judged_only=judged_only, complete=complete)
+    scored = np.zeros(len(qrels.query_ids), bool)
+    for piece in pieces:
+        if (scored & piece.scored).any():
+            return None
+        scored |= piece.scored
+    if len(pieces) == 1 and not complete:
+        matrix = pieces[0].matrix
+    else:
+        if complete:
+            scored[:] = True
+        width = max(piece.matrix.shape[1] for piece in pieces)
+        matrix = np.full((int(scored.sum()), width), np.nan)
+        # The row of each scored query among the scored ones.
+        position = np.cumsum(scored) - 1
+        for piece in pieces:
+            matrix[position[piece.scored], : piece.matrix.shape[1]] = piece.matrix
     judged_labels = qrels.judged if scored.all() else qrels.judged[scored]
     per_query = evaluate_ranked(matrix, measures, judged_labels=judged_labels, settings=settings)
     return RunEvaluation([query.decode() for query in qrels.query_ids[scored].tolist()], per_query)
