@@ -63,6 +63,8 @@ def read_files(
 
 @dataclass(frozen=True)
 class ScoredRun:
+    """A run's evaluation, and how many documents it ranked (none: the run is empty)."""
+
     entries: int  # the run's ranked documents, of every query
     evaluation: RunEvaluation
 
@@ -115,9 +117,9 @@ def _read_pieces(
 
 
 def _read_piece(path, progress, span) -> tuple[Run, np.ndarray]:
-    """A piece of a run and its query ids."""
+    """A piece of a run and its query ids (none looked for in a run read whole)."""
     run = read_run(path, progress, None, span)
-    return run, run_queries(run)
+    return run, run_queries(run) if span else np.zeros(0, dtype="S1")
 
 
 def _scored(pool, index, reads, measures, settings, judged_only, complete) -> ScoredRun:
