@@ -14,7 +14,8 @@ from typing import Any, BinaryIO, TextIO
 
 from judgeboard.client import QRELS_INTEGER, REPORT_FORMATS, ApiError, Client, Decision, Status
 from judgeboard.errors import CommandFailed, Exit
-from trec.files import TrecFormatError, read_run
+from trec.files import read_run
+from trec.tokenizer import TrecFormatError
 
 EXIT_CODES = {
     Status.LAUNCH: Exit.LAUNCH,

@@ -16,9 +16,10 @@ from metrics.compute.evaluation import IntentQrelsIndex, RunEvaluation, evaluate
 from metrics.compute.ranking import DEFAULT_MEASURES, RankingSettings, check_weights_cover
 from metrics.evaluation_files import ScoredRun, read_files, scored_runs
 from plumbing.progress import progress_bar
-from trec.files import Comments, Run, TrecFormatError, read_columns
+from trec.files import Run
 from trec.intents import read_intent_qrels
 from trec.measures import parse_measure, trec_eval_names
+from trec.tokenizer import Comments, TrecFormatError, read_columns
 
 DESCRIPTION = "Score TREC runs against TREC qrels (trec_eval conventions; see docs/metrics.md)."
 

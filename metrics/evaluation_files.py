@@ -20,9 +20,10 @@ from metrics.compute.evaluation import (
 )
 from metrics.compute.ranking import RankingSettings
 from plumbing.threads import started
-from trec.files import Progress, Run, TrecFormatError, read_qrels, read_run
+from trec.files import Run, read_qrels, read_run
 from trec.measures import Measure
 from trec.pieces import run_pieces
+from trec.tokenizer import Progress, TrecFormatError
 
 QrelsLoader = Callable[[str | Path, Progress | None], QrelsIndex | IntentQrelsIndex]
 

@@ -6,7 +6,7 @@ here any identifier, not only a number), not trec_eval's unused iteration column
 (graded judgments are read as they are; which count as relevant is the evaluation's threshold). Lines whose
 first non-blank character is `#` are comments; blank lines are skipped; fields are separated by any run of
 spaces or tabs; a gzipped file is read as such. Errors name the file and line. Read with the windowed
-tokenizer of `trec.files`.
+tokenizer of `trec.tokenizer`.
 """
 
 from collections.abc import Iterable
@@ -16,7 +16,7 @@ from typing import TextIO
 
 import numpy as np
 
-from trec.files import Comments, Progress, read_columns
+from trec.tokenizer import Comments, Progress, read_columns
 
 
 @dataclass(frozen=True)

@@ -16,8 +16,9 @@ from annotation.campaign_settings import CAMPAIGN_SETTINGS, SETTING_NAMES, TEXT_
 from annotation.errors import InputError
 from annotation.errors import InputErrorCode as Code
 from annotation.models import Document, RankingModel, Verdict, default_scale
-from trec.files import RankedRun, TrecFormatError, TrecTooLargeError, read_run_ranked
+from trec.files import RankedRun, read_run_ranked
 from trec.measures import MeasureError, parse_measure
+from trec.tokenizer import TrecFormatError, TrecTooLargeError
 
 # How `Reader.get` reads a setting of each plain kind: a number may be written as an integer.
 READ_AS: dict[Kind, type | tuple[type, ...]] = {

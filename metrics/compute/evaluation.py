@@ -24,9 +24,10 @@ import numpy as np
 
 from metrics.compute.diversity import evaluate_intents
 from metrics.compute.ranking import RankingSettings, evaluate_ranked, weighted_mean
-from trec.files import Qrels, Run, TrecFormatError, id_words, ranked_order
+from trec.files import Qrels, Run, id_words, ranked_order
 from trec.intents import IntentQrels
 from trec.measures import DEFAULT_ALPHA, Measure, parse_measure
+from trec.tokenizer import TrecFormatError
 
 _DOCUMENT_BITS = 40
 MAX_QUERIES = 1 << (64 - _DOCUMENT_BITS)

@@ -7,12 +7,13 @@ import numpy as np
 import pytest
 
 import metrics.evaluation_files as evaluation_files
-import trec.files as trec
+import trec.tokenizer as tokenizer
 from metrics.compute.evaluation import QrelsIndex, evaluate_run
 from metrics.compute.ranking import Gain, RankingSettings
 from metrics.evaluation_files import ScoredRun, scored_runs
-from trec.files import TrecFormatError, read_qrels, read_run
+from trec.files import read_qrels, read_run
 from trec.pieces import query_pieces, run_pieces
+from trec.tokenizer import TrecFormatError
 
 MEASURES = ["nDCG@10", "nDCG", "AP", "RR", "P@5", "R@20", "Judged@10"]
 
@@ -69,7 +70,7 @@ def assert_same(a, b):
 def small_pieces(monkeypatch) -> list[tuple[int, int] | None]:
     """Pieces of 512 bytes and more, each of several windows; the spans read, None for a whole run."""
     monkeypatch.setattr(evaluation_files, "PIECE_BYTES", 512)
-    monkeypatch.setattr(trec, "WINDOW_BYTES", 256)
+    monkeypatch.setattr(tokenizer, "WINDOW_BYTES", 256)
     spans: list[tuple[int, int] | None] = []
 
     def read(path, progress=None, max_bytes=None, span=None):
@@ -134,7 +135,7 @@ def test_gzipped_and_small_runs_are_read_whole(tmp_path):
 
 
 def test_a_piece_reads_its_span_with_its_own_line_numbers(tmp_path, monkeypatch):
-    monkeypatch.setattr(trec, "WINDOW_BYTES", 32)
+    monkeypatch.setattr(tokenizer, "WINDOW_BYTES", 32)
     path = write(tmp_path / "run", ["a Q0 x 1 1 t", "", "b Q0 y 1 2 t", "# note", "c Q0 z 1 3 t"])
     start = path.read_bytes().index(b"b Q0")
     piece = read_run(path, span=(start, path.stat().st_size))

@@ -9,11 +9,12 @@ import numpy as np
 import pytest
 from ir_measures import Qrel, ScoredDoc
 
-import trec.files as trec
+import trec.tokenizer as tokenizer
 from metrics.compute.evaluation import IntentQrelsIndex, evaluate_intent_run
 from metrics.evaluation_files import read_files
-from trec.files import TrecFormatError, read_run
+from trec.files import read_run
 from trec.intents import read_intent_qrels
+from trec.tokenizer import TrecFormatError
 
 MEASURES = [
     "alpha_nDCG@5",
@@ -50,7 +51,7 @@ def test_reads_intent_qrels_with_comments_blank_lines_tabs_and_gzip(tmp_path):
 
 
 def test_comment_lines_keep_line_numbers_right_across_read_windows(tmp_path, monkeypatch):
-    monkeypatch.setattr(trec, "WINDOW_BYTES", 32)
+    monkeypatch.setattr(tokenizer, "WINDOW_BYTES", 32)
     lines = [f"# comment {i}" if i % 3 == 0 else f"q{i} {i % 4} d{i} 1" for i in range(40)] + ["q 1 d x"]
     with pytest.raises(TrecFormatError) as error:
         read_intent_qrels(write(tmp_path / "q", lines))

@@ -11,20 +11,20 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import trec.files as trec
+import trec.tokenizer as tokenizer
 from metrics.compute import evaluation
 from metrics.compute.evaluation import QrelsIndex, evaluate_run
 from metrics.compute.ranking import Gain, RankingSettings
 from metrics.evaluation_files import read_files
 from tests.factories import TREC_EVAL_WITH_COMMENTS, gzip_bomb, peak_memory
 from trec.files import (
-    TrecFormatError,
-    TrecTooLargeError,
     ranked_order,
     read_qrels,
     read_run,
     read_run_rankings,
     write_qrels,
 )
+from trec.tokenizer import TrecFormatError, TrecTooLargeError
 
 LINEAR = RankingSettings(gain=Gain.LINEAR)
 
@@ -65,7 +65,7 @@ def test_reads_columns_with_tabs_blank_lines_crlf_and_gzip(tmp_path):
 
 @pytest.mark.parametrize("window", [40, 1 << 20])
 def test_qrels_comment_lines_are_skipped_as_trec_eval_10_does(tmp_path, monkeypatch, window):
-    monkeypatch.setattr(trec, "WINDOW_BYTES", window)
+    monkeypatch.setattr(tokenizer, "WINDOW_BYTES", window)
     qrels = read_qrels(write(tmp_path / "qrels", TREC_EVAL_WITH_COMMENTS, gzipped=True))
     assert qrels.document.tolist() == [
         b"CR93E-10279",
@@ -97,7 +97,7 @@ NUL = "the line holds a NUL byte (\\x00), which no id or number may contain"
     [("q30 Q0 d30 1 oops run", "score 'oops' is not a number"), ("q30 Q0 d\x0030 1 0.5 run", NUL)],
 )
 def test_line_numbers_stay_right_across_read_windows(tmp_path, monkeypatch, last, message):
-    monkeypatch.setattr(trec, "WINDOW_BYTES", 40)
+    monkeypatch.setattr(tokenizer, "WINDOW_BYTES", 40)
     lines = [f"q{i} Q0 d{i} 1 {i}.5 run" for i in range(30)] + [last]
     with pytest.raises(TrecFormatError) as error:
         read_run(write(tmp_path / "run", lines))
@@ -109,7 +109,7 @@ def test_line_numbers_stay_right_across_read_windows(tmp_path, monkeypatch, last
 def test_columns_grow_and_widen_across_windows(tmp_path, monkeypatch, gzipped):
     """Each column is written a window at a time into one array: sized from a plain file's length, grown
     for a gzipped one; an id longer than any before it widens the column."""
-    monkeypatch.setattr(trec, "WINDOW_BYTES", 64)
+    monkeypatch.setattr(tokenizer, "WINDOW_BYTES", 64)
     lines = [f"q{i} Q0 {'d' * (1 + i // 10)}{i} {i} {i / 4} run" for i in range(100)]
     run = read_run(write(tmp_path / "run", lines, gzipped=gzipped))
     assert run.query.tolist() == [f"q{i}".encode() for i in range(100)]
@@ -336,7 +336,7 @@ def test_run_rankings_refuse_a_document_listed_twice_anywhere_in_its_query(tmp_p
 
 @pytest.mark.parametrize("gzipped", [False, True])
 def test_lines_longer_than_the_read_buffer_and_any_score_form(tmp_path, monkeypatch, gzipped):
-    monkeypatch.setattr(trec, "WINDOW_BYTES", 16)
+    monkeypatch.setattr(tokenizer, "WINDOW_BYTES", 16)
     scores = ["1e-3", "0.12345678901234567", "-2.5", "+7", "123456789.5", "1E2", "-0.0", ".25"]
     lines = [f"q{i % 3} Q0 document-{i:04d} {i} {score} tag" for i, score in enumerate(scores)]
     run = read_run(write(tmp_path / "run.gz", lines, gzipped=gzipped))
@@ -364,13 +364,13 @@ def test_a_plain_file_past_the_bound_is_refused_and_one_at_it_read(tmp_path):
 
 def test_a_line_too_long_to_hold_is_refused_by_its_number_in_bounded_memory(tmp_path, monkeypatch):
     # Without a bound on the file, a gzipped line of blanks would grow the read buffer to its inflated size.
-    monkeypatch.setattr(trec, "MAX_LINE_BYTES", 16 << 20)
+    monkeypatch.setattr(tokenizer, "MAX_LINE_BYTES", 16 << 20)
     bomb = gzip_bomb(tmp_path / "bomb.run.gz", 200 << 20)
     error, peak = peak_memory(lambda: read_run(bomb))
     assert str(error) == f"{bomb}:1: the line is longer than 16777216 bytes"
     assert peak < 48 << 20  # the buffer grown to 16 MiB and the half it was grown from
-    monkeypatch.setattr(trec, "WINDOW_BYTES", 64)
-    monkeypatch.setattr(trec, "MAX_LINE_BYTES", 256)
+    monkeypatch.setattr(tokenizer, "WINDOW_BYTES", 64)
+    monkeypatch.setattr(tokenizer, "MAX_LINE_BYTES", 256)
     path = write(tmp_path / "run", ["q1 Q0 d1 1 1 tag", "", "q1 Q0 d2 2 1 " + "t" * 300])
     with pytest.raises(TrecFormatError, match=r"run:3: the line is longer than 256 bytes"):
         read_run(path)
@@ -438,7 +438,7 @@ def test_qrels_integer_choice_is_checked():
 
 @pytest.mark.parametrize("gzipped", [False, True])
 def test_progress_is_told_every_byte_of_the_files_as_stored(tmp_path, monkeypatch, gzipped):
-    monkeypatch.setattr(trec, "WINDOW_BYTES", 4096)  # many windows: many reports
+    monkeypatch.setattr(tokenizer, "WINDOW_BYTES", 4096)  # many windows: many reports
     qrels = write(tmp_path / "qrels", [f"q{i % 50} 0 d{i} {i % 3}" for i in range(3000)], gzipped=gzipped)
     run = write(tmp_path / "run", [f"q{i % 50} Q0 d{i} 1 {i / 7} t" for i in range(3000)], gzipped=gzipped)
     told: list[int] = []
