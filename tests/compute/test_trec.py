@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import trec.files as trec
 import trec.tokenizer as tokenizer
-from metrics.compute import evaluation
+from metrics.compute import pairs
 from metrics.compute.evaluation import QrelsIndex, evaluate_run
 from metrics.compute.ranking import Gain, RankingSettings
 from metrics.evaluation_files import read_files
@@ -397,7 +397,7 @@ def test_keys_too_wide_to_pack_fall_back_to_an_argsort(tmp_path, monkeypatch):
     run = {f"q{q}": {f"d{d}": float(20 - d) for d in range(11)} for q in range(7)}
     packed = scores(tmp_path, qrels, run, ["nDCG@5", "RR"], settings=LINEAR)
     # 60 hash bits leave no room for the row and the position: the argsort path.
-    monkeypatch.setattr(evaluation, "_DOCUMENT_BITS", 60)
+    monkeypatch.setattr(pairs, "_DOCUMENT_BITS", 60)
     assert scores(tmp_path, qrels, run, ["nDCG@5", "RR"], settings=LINEAR) == packed
     with pytest.raises(TrecFormatError, match="listed twice"):
         QrelsIndex(read_qrels(write(tmp_path / "dup", ["1 0 a 1", "1 0 b 0", "1 0 a 2"])))
