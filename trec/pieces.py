@@ -1,8 +1,8 @@
 """A plain run file cut into pieces of whole lines at query boundaries, so that each piece can be read and
 scored on its own (`metrics.evaluation_files` does, a piece a core). A cut falls where a line's first field,
 its query id, differs from the line's before: a run lists each query's lines together, as trec_eval's do.
-A run that does not may have a query's lines in two pieces; `evaluation.evaluate_labels` finds that out and
-the caller scores the run whole."""
+A run that does not may have a query's lines in two pieces: the caller (`metrics.evaluation_files`) finds
+that out from each piece's query ids and reads the run whole."""
 
 import os
 from pathlib import Path
