@@ -7,6 +7,8 @@ that out from each piece's query ids and reads the run whole."""
 import os
 from pathlib import Path
 
+from trec.tokenizer import is_plain
+
 LOOK_BYTES = 1 << 20  # how far past a cut's place a query boundary is looked for
 
 
@@ -48,14 +50,7 @@ def _query_boundary(file, near: int) -> int | None:
 def run_pieces(path: str | Path, count: int, piece_bytes: int) -> list[tuple[int, int]] | None:
     """`query_pieces` of a plain run file, at most `count` of at least `piece_bytes` each; None for a file
     too small to cut in two, or one that is not plain (gzipped, a pipe: read whole)."""
-    try:
-        if not os.path.isfile(path):
-            return None
-        size = os.path.getsize(path)
-        with open(path, "rb") as file:
-            if file.read(2) == b"\x1f\x8b":
-                return None
-    except OSError:
-        return None  # the reader names the problem
-    count = min(count, size // piece_bytes)
+    if not is_plain(path):
+        return None
+    count = min(count, os.path.getsize(path) // piece_bytes)
     return query_pieces(path, count) if count >= 2 else None

@@ -224,7 +224,7 @@ def read_columns_counted(
 ) -> tuple[list[np.ndarray], int]:
     """`read_columns` of the file, or of the `span` of it, and the number of lines read."""
     # A plain file of B bytes holds at most B / (2 × fields) entries (a byte and a separator a field).
-    stored = span[1] - span[0] if span else os.path.getsize(path) if _plain(path) else None
+    stored = span[1] - span[0] if span else os.path.getsize(path) if is_plain(path) else None
     bound = None if stored is None else stored // (2 * n_fields) + 1
     columns = [_Column(bound) for _ in range(len(keep) + 1)]
     first_line = 1
@@ -245,12 +245,14 @@ def read_columns_counted(
     return [column.values() for column in columns], first_line - 1
 
 
-def _plain(path: str) -> bool:
+def is_plain(path: str | os.PathLike) -> bool:
+    """Whether `path` is a regular file, not gzipped: one whose size is its text's, which can be read from
+    any byte on. False for one that cannot be opened (its reader names the problem)."""
     try:
         with open(path, "rb") as file:
             return file.read(2) != b"\x1f\x8b" and os.path.isfile(path)
     except OSError:
-        return False  # `_windows` names the problem
+        return False
 
 
 class _Column:
