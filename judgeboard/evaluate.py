@@ -160,7 +160,8 @@ def _evaluate(options, runs, measures, settings, progress) -> dict[str, RunEvalu
     for path in runs:
         scored = next(files)
         assert isinstance(scored, ScoredRun)
-        evaluations[path] = _checked(scored.evaluation, scored.entries, path, options)
+        _check_entries(scored.entries, path)
+        evaluations[path] = _checked(scored.evaluation, path, options)
     return evaluations
 
 
@@ -180,16 +181,13 @@ def _evaluate_intents(options, runs, measures, settings, progress) -> dict[str, 
         run = next(files)
         assert isinstance(run, Run)
         entries = run.query.size
-        evaluation = (
-            evaluate_intent_run(
-                qrels, run, measures, judged_only=options["judged_only"], complete=options["complete"]
-            )
-            if entries
-            else None
+        _check_entries(entries, path)
+        evaluation = evaluate_intent_run(
+            qrels, run, measures, judged_only=options["judged_only"], complete=options["complete"]
         )
         # Dropped before the next run is read: one run in memory at a time.
         del run
-        evaluations[path] = _checked(evaluation, entries, path, options)
+        evaluations[path] = _checked(evaluation, path, options)
     return evaluations
 
 
@@ -198,9 +196,12 @@ def _check_qrels(qrels, options) -> None:
         raise CommandFailed(f"{options['qrels']}: no judgments (the qrels are empty)")
 
 
-def _checked(evaluation: RunEvaluation | None, entries: int, path: str, options) -> RunEvaluation:
-    if not entries or evaluation is None:
+def _check_entries(entries: int, path: str) -> None:
+    if not entries:
         raise CommandFailed(f"{path}: no ranked documents (the run is empty)")
+
+
+def _checked(evaluation: RunEvaluation, path: str, options) -> RunEvaluation:
     if not len(evaluation.query_ids):
         raise CommandFailed(f"{path}: no query of this run has judgments in {options['qrels']}")
     return evaluation

@@ -153,7 +153,6 @@ def _scored(pool, index, reads, measures, settings, judged_only, complete) -> Sc
     evaluation = evaluate_labels(
         index, [future.result() for future in labelled], measures, settings=settings, complete=complete
     )
-    assert evaluation is not None  # no query in two pieces
     return ScoredRun(entries, evaluation)
 
 

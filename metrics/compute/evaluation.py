@@ -171,9 +171,7 @@ def evaluate_run(
 ) -> RunEvaluation:
     """Scores one run; see the module docstring for the conventions and `ranking` for the measures."""
     labels = run_labels(qrels, run, judged_only=judged_only)
-    evaluation = evaluate_labels(qrels, [labels], measures, settings=settings, complete=complete)
-    assert evaluation is not None  # one piece: no query in two
-    return evaluation
+    return evaluate_labels(qrels, [labels], measures, settings=settings, complete=complete)
 
 
 @dataclass(frozen=True)
@@ -206,15 +204,15 @@ def evaluate_labels(
     *,
     settings: RankingSettings | None = None,
     complete: bool = False,
-) -> RunEvaluation | None:
+) -> RunEvaluation:
     """Scores one run from the labels of its pieces, as `evaluate_run` scores it whole, to the bit: each
-    query's row laid out as wide as the widest piece's, as the whole run's would be. None when a query has
-    labels in two pieces (its lines were apart in the file): then the run is scored whole."""
+    query's row laid out as wide as the widest piece's, as the whole run's would be. No query may have
+    labels in two pieces (ValueError): a run whose query's lines lie apart is scored whole."""
     measures = [measure if isinstance(measure, Measure) else parse_measure(measure) for measure in measures]
     scored = np.zeros(len(qrels.query_ids), bool)
     for piece in pieces:
         if (scored & piece.scored).any():
-            return None
+            raise ValueError("a query has labels in two pieces: score the run whole")
         scored |= piece.scored
     if len(pieces) == 1 and not complete:
         matrix = pieces[0].matrix

@@ -8,7 +8,7 @@ import pytest
 
 import metrics.evaluation_files as evaluation_files
 import trec.tokenizer as tokenizer
-from metrics.compute.evaluation import QrelsIndex, evaluate_run
+from metrics.compute.evaluation import QrelsIndex, evaluate_labels, evaluate_run, run_labels
 from metrics.compute.ranking import Gain, RankingSettings
 from metrics.evaluation_files import ScoredRun, scored_runs
 from trec.files import read_qrels, read_run
@@ -184,3 +184,11 @@ def test_progress_is_told_every_byte_of_a_run_read_in_pieces(tmp_path, small_pie
     next(files), next(files)
     assert sum(told) == qrels_path.stat().st_size + run_path.stat().st_size
     assert np.all(np.array(told) >= 0)
+
+
+def test_pieces_that_share_a_query_are_refused(tmp_path):
+    qrels, run = generated(random.Random(8))
+    index = QrelsIndex(read_qrels(write(tmp_path / "qrels", qrels)))
+    labels = run_labels(index, read_run(write(tmp_path / "run", run)))
+    with pytest.raises(ValueError, match="two pieces"):
+        evaluate_labels(index, [labels, labels], MEASURES)
