@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8000
 
-.PHONY: demo test lint browser-test serve clean messages
+.PHONY: demo test suite lint browser-test serve clean messages
 
 # The translations: `make messages` gathers the marked strings into the .po catalogues (translate the new
 # entries there); every other target compiles them into the .mo files Django reads (committed too, so a
@@ -50,7 +50,10 @@ lint: $(BIN)/.installed-dev
 	$(BIN)/mypy
 	$(BIN)/lint-imports --no-cache
 
-test: lint $(COMPILED)
+test: lint suite
+
+# The tests but the browser's, without the lint (CI lints once, then runs this on each database).
+suite: $(BIN)/.installed-dev $(COMPILED)
 	$(BIN)/python -m pytest -m "not browser" $(PYTEST_ARGS)
 
 browser-test: $(BIN)/.installed-dev $(COMPILED)
