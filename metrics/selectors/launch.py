@@ -1,5 +1,5 @@
-"""Reads for launch decisions: the launch report and the campaign overview (a query's drill-down:
-`metrics.selectors.drilldown`).
+"""Reads for launch decisions: the launch report (its page: `metrics.selectors.overview`; a query's
+drill-down: `metrics.selectors.drilldown`).
 
 Everything is fetched by `campaign_evaluation_data` (a fixed number of queries), laid out as NumPy arrays
 and handed to `metrics.compute`: no query per query, label or model.
@@ -7,21 +7,18 @@ and handed to `metrics.compute`: no query per query, label or model.
 
 from concurrent.futures import Future
 from dataclasses import asdict, dataclass, fields, replace
-from datetime import date, datetime
+from datetime import datetime
 from typing import Any, TypedDict, Unpack
 
 import numpy as np
-from django.db.models import Count
-from django.db.models.functions import TruncDate
 from django.utils import timezone
 
 from annotation.campaign_settings import CAMPAIGN_SETTINGS
 from annotation.errors import InputError, InputErrorCode
-from annotation.models import Campaign, Judgment, Preference
-from annotation.selectors.campaigns import CampaignProgress, campaign_progress, models_without_rankings
+from annotation.models import Campaign
 from annotation.selectors.exclusions import ExclusionView, campaign_exclusions
 from annotation.selectors.interactions import interaction_log_ids
-from annotation.selectors.labels import ReuseSummary, campaign_label_stamp, campaign_reuse_summary
+from annotation.selectors.labels import ReuseSummary, campaign_reuse_summary
 from metrics.compute.decision import Coverage as WorkCoverage
 from metrics.compute.decision import Decision, LaunchRule, decide, work_coverage
 from metrics.compute.gsb import GSBSummary, gsb_by_segment, gsb_summary, model_verdicts
@@ -47,7 +44,6 @@ from metrics.selectors.scores import (
     ranking_settings,
     scores_of_models,
 )
-from plumbing.columns import read_beside
 from plumbing.digests import inputs_digest
 from plumbing.threads import done, started
 
@@ -485,72 +481,4 @@ def _launch_report(
         reviews=_review_summary(data),
         with_excluded=with_excluded,
         behaviour=behaviour,
-    )
-
-
-@dataclass(frozen=True)
-class DayCount:
-    day: date
-    judgments: int
-    verdicts: int
-
-
-@dataclass(frozen=True)
-class CampaignOverview:
-    campaign: Campaign
-    progress: CampaignProgress
-    per_day: list[DayCount]
-    report: LaunchReport
-    models_without_rankings: list[str]
-    label_stamp: str  # read before the labels: a page refreshes when it changes (annotation.selectors.labels)
-    # While exclusions are not confirmed: the same report with every label, to show both decisions.
-    report_with_excluded: LaunchReport | None = None
-
-    @property
-    def collecting(self) -> bool:
-        """Labels are still expected: no decision yet, or the decision waits for data."""
-        decision = self.report.decision
-        return decision is None or decision.outcome == "collecting"
-
-
-def _labels_per_day(campaign: Campaign) -> list[DayCount]:
-    counts: dict[date, list[int]] = {}
-    label_models: tuple[type[Judgment] | type[Preference], ...] = (Judgment, Preference)
-    for column, label_model in enumerate(label_models):
-        rows = (
-            label_model.objects.filter(campaign=campaign)
-            .annotate(day=TruncDate("created_at"))
-            .order_by()
-            .values_list("day")
-            .annotate(n=Count("pk"))
-        )
-        for day, n in rows:
-            counts.setdefault(day, [0, 0])[column] = n
-    return [DayCount(day, *counts[day]) for day in sorted(counts)]
-
-
-def _overview_reads(campaign: Campaign) -> tuple[CampaignProgress, list[DayCount], list[str]]:
-    progress = campaign_progress(campaign=campaign, median_seconds=False)  # the page shows none
-    return progress, _labels_per_day(campaign), models_without_rankings(campaign=campaign)
-
-
-def campaign_overview(*, campaign: Campaign) -> CampaignOverview:
-    """Progress (per annotator, per day), agreement and the launch decision, in a fixed number of queries;
-    while an exclusion waits for confirmation, the decision with every label too."""
-    stamp = campaign_label_stamp(campaign=campaign)
-    # The page's own reads run on a second connection beside the report's.
-    page_reads = read_beside(_overview_reads, campaign)
-    later = launch_report_later(campaign=campaign)
-    progress, per_day, without_rankings = page_reads.result()
-    report = later.result()
-    unconfirmed = any(row.in_force and not row.confirmed for row in report.exclusions)
-    with_excluded = launch_report_build(campaign=campaign, with_excluded=True) if unconfirmed else None
-    return CampaignOverview(
-        campaign=campaign,
-        progress=progress,
-        per_day=per_day,
-        report=report,
-        models_without_rankings=without_rankings,
-        label_stamp=stamp,
-        report_with_excluded=with_excluded,
     )

@@ -16,7 +16,8 @@ from metrics.reports import (
 )
 from metrics.reports.data import chart_data, report_data
 from metrics.selectors.drilldown import query_drilldown
-from metrics.selectors.launch import campaign_overview, launch_report_build
+from metrics.selectors.launch import launch_report_build
+from metrics.selectors.overview import campaign_overview
 from plumbing.routers import reads_from_replica
 
 

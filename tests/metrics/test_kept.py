@@ -32,7 +32,8 @@ from annotation.services.interactions import interaction_log_delete
 from annotation.services.label_import import labels_import
 from metrics.reports import REPORT_FORMATS, report_render
 from metrics.selectors import explorer, kept, launch, quality
-from metrics.selectors.launch import campaign_overview, launch_report_build, launch_report_later
+from metrics.selectors.launch import launch_report_build, launch_report_later
+from metrics.selectors.overview import campaign_overview
 from tests.factories import (
     FIVE_EDITIONS,
     GRADES,

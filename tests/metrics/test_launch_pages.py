@@ -17,7 +17,8 @@ from annotation.services.assignment import task_next, task_skip
 from annotation.services.campaigns import campaign_import
 from annotation.services.label_import import labels_import
 from metrics.selectors.drilldown import VerdictCounts
-from metrics.selectors.launch import campaign_overview, launch_report_build
+from metrics.selectors.launch import launch_report_build
+from metrics.selectors.overview import campaign_overview
 from tests.factories import SMALL_BUNDLE, launch_page_urls, worked_campaign
 
 
