@@ -9,14 +9,12 @@ from annotation.bundle.campaign import (
     DocumentRow,
     ModelRow,
     QueryRow,
-    load_run,
     parse_bundle,
     parse_campaign_change,
-    ranking_rows,
-    runs_check,
 )
 from annotation.bundle.judgments import JudgmentRow, PreferenceRow, parse_judgment_lines
 from annotation.bundle.reading import load_json
+from annotation.bundle.runs import load_run, ranking_rows, runs_check
 
 __all__ = [
     "CampaignBundle",

@@ -5,20 +5,15 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.utils.functional import lazy
 from django.utils.text import format_lazy
-from django.utils.translation import gettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 from django_stubs_ext import StrOrPromise
 
-from annotation.bundle.reading import TOP_LEVEL, Reader, longer_than, must_be, one_of
+from annotation.bundle.reading import TOP_LEVEL, Reader, longer_than, must_be, one_of, trec_message, with_id
 from annotation.campaign_settings import CAMPAIGN_SETTINGS, SETTING_NAMES, TEXT_KINDS, Kind, Setting
-from annotation.errors import InputError
 from annotation.errors import InputErrorCode as Code
-from annotation.models import Document, RankingModel, Verdict, default_scale
-from trec.files import RankedRun, read_run_ranked
+from annotation.models import RankingModel, Verdict, default_scale
 from trec.measures import MeasureError, parse_measure
-from trec.tokenizer import TrecFormatError, TrecTooLargeError
 
 # How `Reader.get` reads a setting of each plain kind: a number may be written as an integer.
 READ_AS: dict[Kind, type | tuple[type, ...]] = {
@@ -88,11 +83,6 @@ class CampaignBundle:
 
 
 VERDICT_RULE = _("must be 'good', 'same' or 'bad'")
-
-
-def with_id(message: StrOrPromise, identifier: str) -> StrOrPromise:
-    """`message` naming an id as Python writes it: `_("unknown query {id}")` → unknown query 'q9'."""
-    return format_lazy(message, id=repr(identifier))
 
 
 def parse_scale(raw: Any, reader: Reader) -> list[dict]:
@@ -475,83 +465,3 @@ def _parse_gold(items: list, bundle: CampaignBundle, reader: Reader) -> None:
             if verdict not in Verdict.values:
                 raise reader.error(Code.INVALID_VALUE, f"{path}.verdict", VERDICT_RULE)
             bundle.gold_verdicts[query, model] = verdict
-
-
-def runs_check(bundle: CampaignBundle, runs: dict[str, RankedRun], sources: dict[str, str]) -> None:
-    """Each run (by model name, read from the file `sources[model]`) names one of the bundle's models and
-    ranks only its queries. Raises `InputError` naming the run's file."""
-    model_names = sorted(model.name for model in bundle.models)
-    query_ids = {query.external_id for query in bundle.queries}
-    for name, run in runs.items():
-        if name not in model_names:
-            message = format_lazy(
-                _("the run is for model {model}, which the bundle does not list (its models: {listed})"),
-                model=repr(name),
-                listed=", ".join(model_names),
-            )
-            raise InputError(Code.UNKNOWN_MODEL, message, source=sources[name])
-        unlisted = sorted(set(run.queries) - query_ids)
-        if unlisted:
-            message = with_id(_("the run ranks query {id}, which the bundle does not list"), unlisted[0])
-            raise InputError(Code.UNKNOWN_QUERY, message, source=sources[name])
-
-
-def ranking_rows(bundle: CampaignBundle, runs: dict[str, RankedRun]) -> int:
-    """The ranking rows an import writes: each run's, and the bundle's own for models without a run."""
-    inline = sum(
-        len(docs) for name, ranks in bundle.rankings.items() if name not in runs for docs in ranks.values()
-    )
-    return inline + sum(int(run.rank.size) for run in runs.values())
-
-
-def load_run(path: str, source: str, max_bytes: int | None = None) -> RankedRun:
-    """A TREC run file as ranked lists, checked for what a campaign can store; every problem names `source`
-    and, where there is one, the line (the file is the field: the API names its own). More than `max_bytes`
-    (once gunzipped) is refused as it is read."""
-    try:
-        run = read_run_ranked(path, max_bytes=max_bytes)
-    except TrecTooLargeError as exc:
-        raise InputError(Code.TOO_LARGE, trec_message(exc), source=source) from None
-    except TrecFormatError as exc:
-        raise InputError(Code.MALFORMED, trec_message(exc), source=source, line=exc.line) from None
-    except UnicodeDecodeError:
-        raise InputError(Code.MALFORMED, _("not UTF-8 text"), source=source) from None
-    if not run.queries:
-        raise InputError(Code.INVALID_VALUE, _("the run is empty"), source=source)
-    longest = Document._meta.get_field("external_id").max_length or 0
-    too_long = next((doc for doc in run.documents if len(doc) > longest), None)
-    if too_long is not None:
-        message = format_lazy(
-            _("document id {id}... is longer than {length} characters"),
-            id=repr(too_long[:40]),
-            length=longest,
-        )
-        raise InputError(Code.INVALID_VALUE, message, source=source)
-    return run
-
-
-# The columns a TREC reader names in its errors (`trec.files.read_run`, `read_qrels`).
-TREC_COLUMNS = {
-    "query id": pgettext_lazy("a TREC file's column", "query id"),
-    "document id": pgettext_lazy("a TREC file's column", "document id"),
-    "score": pgettext_lazy("a TREC file's column", "score"),
-    "label": pgettext_lazy("a TREC file's column", "label"),
-}
-
-
-def _trec_said(template: str, values: dict[str, object]) -> str:
-    if not values:
-        return gettext(template)
-    named = dict(values)
-    if "name" in named:
-        named["name"] = TREC_COLUMNS.get(str(named["name"]), named["name"])
-    return gettext(template) % named
-
-
-_trec_said_lazily = lazy(_trec_said, str)
-
-
-def trec_message(error: TrecFormatError | MeasureError) -> StrOrPromise:
-    """A TREC reader's error (or a measure name's) in the language it is shown in: its template through the
-    catalogue."""
-    return _trec_said_lazily(error.template, error.values)

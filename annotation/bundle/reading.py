@@ -10,13 +10,16 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, BinaryIO, cast
 
+from django.utils.functional import lazy
 from django.utils.text import format_lazy
+from django.utils.translation import gettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import pgettext_lazy
 from django_stubs_ext import StrOrPromise
 
 from annotation.errors import InputError
 from annotation.errors import InputErrorCode as Code
+from trec.measures import MeasureError
+from trec.tokenizer import TrecFormatError
 
 
 class Reader:
@@ -293,3 +296,35 @@ def load_json_line(text: str, reader: Reader) -> Any:
         raise reader.error(Code.MALFORMED, "", malformed_json(str(exc))) from None
     except RecursionError:
         raise reader.error(Code.MALFORMED, "", malformed_json(NESTED_TOO_DEEPLY)) from None
+
+
+def with_id(message: StrOrPromise, identifier: str) -> StrOrPromise:
+    """`message` naming an id as Python writes it: `_("unknown query {id}")` → unknown query 'q9'."""
+    return format_lazy(message, id=repr(identifier))
+
+
+# The columns a TREC reader names in its errors (`trec.files.read_run`, `read_qrels`).
+TREC_COLUMNS = {
+    "query id": pgettext_lazy("a TREC file's column", "query id"),
+    "document id": pgettext_lazy("a TREC file's column", "document id"),
+    "score": pgettext_lazy("a TREC file's column", "score"),
+    "label": pgettext_lazy("a TREC file's column", "label"),
+}
+
+
+def _trec_said(template: str, values: dict[str, object]) -> str:
+    if not values:
+        return gettext(template)
+    named = dict(values)
+    if "name" in named:
+        named["name"] = TREC_COLUMNS.get(str(named["name"]), named["name"])
+    return gettext(template) % named
+
+
+_trec_said_lazily = lazy(_trec_said, str)
+
+
+def trec_message(error: TrecFormatError | MeasureError) -> StrOrPromise:
+    """A TREC reader's error (or a measure name's) in the language it is shown in: its template through the
+    catalogue."""
+    return _trec_said_lazily(error.template, error.values)

@@ -9,7 +9,7 @@ from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
 from annotation.bundle import CampaignBundle
-from annotation.bundle.campaign import with_id
+from annotation.bundle.reading import with_id
 from annotation.campaign_settings import CAMPAIGN_SETTINGS, SCALE_LOCK, Lock
 from annotation.errors import InputError
 from annotation.errors import InputErrorCode as Code

@@ -11,7 +11,7 @@ from django.utils.translation import gettext_lazy as _
 from django_stubs_ext import StrOrPromise
 
 from annotation.bundle import JudgmentRow, PreferenceRow
-from annotation.bundle.campaign import with_id
+from annotation.bundle.reading import with_id
 from annotation.errors import InputError
 from annotation.errors import InputErrorCode as Code
 from annotation.models import (
