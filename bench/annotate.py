@@ -167,7 +167,7 @@ def side_by_side_page_times(campaign_id: int, tasks: int = 40) -> str:
     from django.db import connection
 
     from annotation.models import Document, SideBySideTask
-    from annotation.selectors.workbench import task_page_sql
+    from annotation.selectors.task_page import task_page_sql
     from annotation.task_kinds import SIDE_BY_SIDE
 
     sql = task_page_sql(SIDE_BY_SIDE, task="%(task)s", assignment="%(assignment)s", finished=False)
@@ -489,7 +489,7 @@ WEB_LABEL_PARTS = (
     ("annotation.views.workbench", "LabelForm", "form built"),
     ("annotation.views.workbench", "label_submit", "label stored"),
     ("annotation.services.assignment", "task_next", "next task leased"),
-    ("annotation.selectors.workbench", "task_view", "next task read"),
+    ("annotation.selectors.task_page", "task_view", "next task read"),
     ("annotation.views.workbench", "render", "next page rendered"),
 )
 

@@ -26,7 +26,7 @@ from annotation.models import (
     Verdict,
 )
 from annotation.selectors.rankings import side_by_side_lists
-from annotation.selectors.workbench import label_version
+from annotation.selectors.task_page import label_version
 from annotation.task_kinds import RELEVANCE, SIDE_BY_SIDE, TaskKind, task_kind
 
 

@@ -26,7 +26,7 @@ from annotation.models import (
 )
 from annotation.roles import can_review
 from annotation.selectors.review import review_candidates, review_task_get
-from annotation.selectors.workbench import label_version
+from annotation.selectors.task_page import label_version
 from annotation.services.labels import field_needed
 from annotation.services.locks import task_lock
 from annotation.services.read_only import campaign_writable_check

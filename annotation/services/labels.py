@@ -26,7 +26,7 @@ from annotation.models import (
     Verdict,
 )
 from annotation.selectors.rankings import side_by_side_lists
-from annotation.selectors.workbench import label_version, preference_side
+from annotation.selectors.task_page import label_version, preference_side
 from annotation.services import round_trip
 from annotation.services.assignment import lease_claim, lease_finish, member_check, repeat_lease_live
 from annotation.services.locks import task_lock

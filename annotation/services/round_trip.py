@@ -29,7 +29,7 @@ from django.db import connection
 from psycopg.types.json import Jsonb
 
 from annotation.models import SHUFFLE_KEYS, Assignment
-from annotation.selectors.workbench import PAGE_ROW, task_page_sql, task_page_width
+from annotation.selectors.task_page import PAGE_ROW, task_page_sql, task_page_width
 from annotation.task_kinds import RELEVANCE, TASK_KINDS, TaskKind
 from plumbing.prepared import PreparedStatement
 
@@ -342,7 +342,7 @@ def lease_new(
     seen: bool = False,
 ) -> NewLease:
     """Lease the annotator an unseen open task of the first of `kinds` that has one, from a random point of
-    its shuffle order, in one statement that reads its page too (`selectors.workbench.PAGE_ROW`); with
+    its shuffle order, in one statement that reads its page too (`selectors.task_page.PAGE_ROW`); with
     `lock` (`lock_sql()`, or another statement that takes the same lock), after it in the same round trip
     (`_LOCK`); with `seen`, `campaign` and `kinds` are as this process saw them last (`_SEEN`)."""
     params = {

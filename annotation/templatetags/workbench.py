@@ -12,7 +12,7 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext
 
-from annotation.selectors.workbench import CurrentGrade, GradeChoice, ListedDocument
+from annotation.selectors.task_page import CurrentGrade, GradeChoice, ListedDocument
 from annotation.templatetags.links import safe_link
 
 register = template.Library()

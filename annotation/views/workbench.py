@@ -15,6 +15,7 @@ from annotation.errors import TaskError
 from annotation.forms import LabelForm, SkipForm, form_errors_text
 from annotation.models import Assignment, Campaign, SkipReason
 from annotation.roles import can_annotate, role_required
+from annotation.selectors import task_page
 from annotation.selectors import workbench as selectors
 from annotation.services import assignment as assignment_services
 from annotation.services.labels import label_submit
@@ -28,10 +29,10 @@ LAYOUTS = {False: "annotation/_workbench_page.html", True: "annotation/_workbenc
 
 
 def _render_task(request, assignment: Assignment, *, part: bool = False):
-    view = selectors.task_view(assignment=assignment)
+    view = task_page.task_view(assignment=assignment)
     template = (
         "annotation/work_relevance.html"
-        if isinstance(view, selectors.RelevanceTaskView)
+        if isinstance(view, task_page.RelevanceTaskView)
         else "annotation/work_gsb.html"
     )
     context = {"task": view, "skip_reasons": SkipReason.choices, "layout": LAYOUTS[part]}

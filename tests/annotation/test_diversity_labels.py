@@ -10,7 +10,7 @@ from rest_framework.test import APIClient
 from annotation.bundle import parse_bundle
 from annotation.errors import TaskError
 from annotation.models import Assignment, Judgment, Preference
-from annotation.selectors.workbench import task_view
+from annotation.selectors.task_page import task_view
 from annotation.services.assignment import task_next
 from annotation.services.campaigns import campaign_import
 from annotation.services.labels import label_submit

@@ -27,7 +27,7 @@ from annotation.models import (
     SideBySideTask,
 )
 from annotation.selectors.rankings import side_by_side_lists
-from annotation.selectors.workbench import task_page_sql, task_view
+from annotation.selectors.task_page import task_page_sql, task_view
 from annotation.services import round_trip
 from annotation.services.assignment import REPEAT_GAP, task_next, task_next_in
 from annotation.services.campaigns import campaign_import

@@ -7,7 +7,7 @@ from django.utils import timezone
 
 from annotation.errors import TaskError, TaskErrorCode
 from annotation.models import Assignment, Judgment, LabelRevision, Preference, SkipReason
-from annotation.selectors.workbench import preference_side, task_view
+from annotation.selectors.task_page import preference_side, task_view
 from annotation.services.assignment import task_next, task_skip
 from annotation.services.labels import judgment_submit, label_submit, preference_submit
 

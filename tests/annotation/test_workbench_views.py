@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from annotation.bundle import parse_bundle
 from annotation.forms import LabelForm
 from annotation.models import Assignment, Campaign, Document, GSBScale, Judgment, Preference, Query
-from annotation.selectors.workbench import CurrentGrade, GradeChoice, ListedDocument
+from annotation.selectors.task_page import CurrentGrade, GradeChoice, ListedDocument
 from annotation.services.assignment import task_next
 from annotation.services.campaigns import campaign_archive, campaign_import
 from annotation.services.exclusions import annotator_exclude

@@ -10,7 +10,8 @@ from psycopg import _queries
 from annotation.models import Assignment, Campaign, Document, RelevanceTask, SideBySideTask
 from annotation.roles import RolesBackend, can_annotate, can_manage, can_review
 from annotation.selectors.rankings import side_by_side_lists
-from annotation.selectors.workbench import OwnProgress, assignment_get, assignment_of, task_view
+from annotation.selectors.task_page import OwnProgress, task_view
+from annotation.selectors.workbench import assignment_get, assignment_of
 from annotation.services.assignment import task_next, task_skip
 from annotation.services.labels import judgment_submit
 from plumbing import rows

@@ -21,7 +21,8 @@ from annotation.api.serializers.tasks import (
 )
 from annotation.errors import TaskError
 from annotation.models import Assignment, Campaign
-from annotation.selectors.workbench import TaskView, assignment_list, assignment_of, task_view
+from annotation.selectors.task_page import TaskView, task_view
+from annotation.selectors.workbench import assignment_list, assignment_of
 from annotation.services.assignment import task_next, task_next_in, task_skip
 from annotation.services.labels import label_submit
 from annotation.task_kinds import KIND_NAMES, assignment_task
