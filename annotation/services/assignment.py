@@ -1,4 +1,4 @@
-"""Handing tasks out: leases, their expiry and skips.
+"""Handing tasks out, and skips.
 
 Order: the campaign's `task_order` says which kind an annotator is handed first (interleaved: drawn per
 hand-out); within a kind, tasks come from random points of a shuffled order.
@@ -6,10 +6,7 @@ hand-out); within a kind, tasks come from random points of a shuffled order.
 Side-by-side tasks whose two lists are identical are never handed out when the campaign has
 `auto_same_identical`: no Preference rows are written for them; the metrics count them as Same.
 
-Every task keeps `slots_spent` (labels plus leases not given back), changed only here and in the label
-services, always with the task's row locked (in the order of `services/locks.py`), so finding a task with
-an open slot is a column comparison rather than a count over its labels and leases. Leases past their time
-are given back by `leases_expire` at the start of every hand-out.
+A task's slots and leases (their expiry, a lease claimed and finished by a label): `services/leases.py`.
 """
 
 import functools
@@ -20,18 +17,19 @@ from datetime import timedelta
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import connection, transaction
-from django.db.models import Case, F, OuterRef, Q, QuerySet, When
+from django.db.models import Case, Q, When
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from annotation.errors import TaskError, TaskErrorCode
 from annotation.models import SHUFFLE_KEYS, Assignment, Campaign, SkipReason, TaskOrder
 from annotation.roles import can_review
-from annotation.selectors.workbench import row_count, task_candidates
+from annotation.selectors.workbench import task_candidates
 from annotation.services import round_trip
+from annotation.services.leases import leases_expire, slot_open, slots_change
 from annotation.services.locks import task_lock
 from annotation.services.read_only import campaign_writable_check
-from annotation.task_kinds import RELEVANCE, SIDE_BY_SIDE, TASK_KINDS, TaskKind, assignment_task, task_kind
+from annotation.task_kinds import RELEVANCE, SIDE_BY_SIDE, TaskKind, assignment_task, task_kind
 from plumbing import rows
 
 # A fresh statement after the lock sees leases committed meanwhile; a few rounds cover those races.
@@ -363,7 +361,7 @@ def _lease_own(*, annotator, campaign: Campaign, now) -> Assignment | None:
         return latest
     kind, task_id = assignment_task(latest)
     task = kind.model.objects.select_for_update(skip_locked=True, no_key=True).filter(pk=task_id).first()
-    if task is None or not _slot_open(kind=kind, task=task, campaign=campaign):
+    if task is None or not slot_open(kind=kind, task=task, campaign=campaign):
         return None
     return _lease(kind=kind, annotator=annotator, task=task, campaign=campaign, assignment=latest)
 
@@ -382,18 +380,9 @@ def _task_lock_open(*, kind: TaskKind, annotator, campaign: Campaign):
         if task is None:
             return None
         # The candidate query's snapshot predates the lock; PostgreSQL hands back the row as now committed.
-        if _slot_open(kind=kind, task=task, campaign=campaign):
+        if slot_open(kind=kind, task=task, campaign=campaign):
             return task
     return None
-
-
-def _slot_open(*, kind: TaskKind, task, campaign: Campaign) -> bool:
-    """Whether the task, as read under its lock, has a slot left."""
-    return task.slots_spent < kind.overlap(campaign)
-
-
-def _slots_change(task, delta: int) -> None:
-    type(task).objects.filter(pk=task.pk).update(slots_spent=F("slots_spent") + delta)
 
 
 def _lease(
@@ -414,101 +403,13 @@ def _lease(
         if kind.is_side_by_side:
             assignment.experimental_on_left = random.random() < 0.5
     if assignment.status != Assignment.Status.LEASED or assignment.pk is None:
-        _slots_change(task, +1)  # a lease not yet given back still holds its slot
+        slots_change(task, +1)  # a lease not yet given back still holds its slot
     assignment.status = Assignment.Status.LEASED
     assignment.leased_at = now
     assignment.expires_at = now + timedelta(minutes=settings.TASK_LEASE_MINUTES)
     assignment.save()
     assignment.campaign = campaign
     return assignment
-
-
-def leases_expire(*, now) -> None:
-    """Give the slots of leases past their time back to their tasks (status expired).
-
-    Tasks (and repeats) locked by someone else are left for the next call: their leases keep the slot a
-    little longer. Skipping, it never waits, so it may run under any lock (`services/locks.py`).
-    """
-    expired = Assignment.objects.filter(status=Assignment.Status.LEASED, expires_at__lte=now)
-    if not expired.exists():
-        return
-    repeats = expired.filter(repeat=True).select_for_update(skip_locked=True, no_key=True)
-    Assignment.objects.filter(pk__in=list(repeats.values_list("pk", flat=True))).update(
-        status=Assignment.Status.EXPIRED  # repeats hold no slot
-    )
-    expired = expired.filter(repeat=False)
-    for kind in TASK_KINDS:
-        field = kind.assignment_field
-        held = kind.model.objects.filter(pk__in=expired.values(field))
-        held = held.select_for_update(skip_locked=True, no_key=True)
-        locked = list(held.values_list("pk", flat=True))
-        if not locked:
-            continue
-        leases = expired.filter(**{f"{field}__in": locked})
-        per_task = row_count(leases.filter(**{field: OuterRef("pk")}), field)
-        kind.model.objects.filter(pk__in=locked).update(slots_spent=F("slots_spent") - per_task)
-        leases.update(status=Assignment.Status.EXPIRED)
-
-
-def leases_end(*, leases: QuerySet[Assignment], now) -> None:
-    """End these live leases now (an exclusion, an archiving): their slots go back to their tasks."""
-    leases.update(expires_at=now)
-    leases_expire(now=now)
-
-
-def task_slots_recount(*, campaign: Campaign) -> None:
-    """Set every task's `slots_spent` from its rows, after labels were written in bulk (imports)."""
-    campaign_writable_check(campaign=campaign)
-    for kind in TASK_KINDS:
-        field = kind.assignment_field
-        labels = kind.label_model.objects.filter(task=OuterRef("pk"))
-        leases = Assignment.objects.filter(
-            status=Assignment.Status.LEASED, repeat=False, **{field: OuterRef("pk")}
-        )
-        kind.model.objects.filter(campaign=campaign).update(
-            slots_spent=row_count(labels, "task") + row_count(leases, field)
-        )
-
-
-def lease_claim(*, annotator, task) -> Assignment:
-    """The annotator's lease on a task, ready to be submitted; call with the task locked (`task_lock`) and
-    the annotator's membership checked (`member_check`).
-
-    A late submission is taken while its lease still holds the slot (not yet given back), or when the task
-    has a slot free again; else refused.
-    """
-    kind = task_kind(task)
-    assignment = (
-        Assignment.objects.select_for_update(no_key=True)
-        .filter(annotator=annotator, repeat=False, **{kind.assignment_field: task})
-        .first()
-    )
-    if assignment is None:
-        raise TaskError(TaskErrorCode.NOT_ASSIGNED, _("This task was not handed to you."))
-    if assignment.status == Assignment.Status.SKIPPED:
-        raise TaskError(TaskErrorCode.SKIPPED, _("You skipped this task."))
-    if assignment.status == Assignment.Status.SUBMITTED:
-        raise TaskError(TaskErrorCode.NOT_LEASED, _("This task is already submitted."))
-    if assignment.status == Assignment.Status.EXPIRED:
-        task.refresh_from_db(fields=["slots_spent"])  # the caller's copy may predate the lock
-        if not _slot_open(kind=kind, task=task, campaign=task.campaign):
-            raise TaskError(
-                TaskErrorCode.LEASE_EXPIRED_FULL,
-                _(
-                    "Your time on this task ran out and others have since completed it; "
-                    "your answer was not kept."
-                ),
-            )
-    return assignment
-
-
-def lease_finish(*, assignment: Assignment, task) -> None:
-    """The claimed lease becomes a label: the slot its lease held, or a free one for a late submission."""
-    if assignment.status == Assignment.Status.EXPIRED:
-        _slots_change(task, +1)
-    assignment.status = Assignment.Status.SUBMITTED
-    assignment.finished_at = timezone.now()
-    assignment.save(update_fields=["status", "finished_at"])
 
 
 def _own_assignment(*, annotator, assignment: Assignment) -> Assignment:
@@ -542,7 +443,7 @@ def task_skip(*, annotator, assignment: Assignment, reason: SkipReason | str) ->
     if assignment.status != Assignment.Status.LEASED:
         raise TaskError(TaskErrorCode.NOT_LEASED, _("Only a task you are working on can be skipped."))
     if not assignment.repeat:  # a repeat holds no slot
-        _slots_change(task, -1)
+        slots_change(task, -1)
     assignment.status = Assignment.Status.SKIPPED
     assignment.skip_reason = reason
     assignment.finished_at = timezone.now()
@@ -570,7 +471,7 @@ def skip_undo(*, annotator, assignment: Assignment) -> Assignment:
     if assignment.status != Assignment.Status.SKIPPED:
         raise TaskError(TaskErrorCode.SKIPPED, _("Only a skipped task can be taken back."))
     task.refresh_from_db(fields=["slots_spent"])  # as committed under the lock
-    if not assignment.repeat and not _slot_open(kind=kind, task=task, campaign=own.campaign):
+    if not assignment.repeat and not slot_open(kind=kind, task=task, campaign=own.campaign):
         raise TaskError(
             TaskErrorCode.LEASE_EXPIRED_FULL,
             _("Others have answered this task since you skipped it: it needs no more answers."),

@@ -28,13 +28,13 @@ from annotation.models import (
 )
 from annotation.selectors.campaigns import campaign_graded, campaign_query_pks, campaign_side_by_side_seen
 from annotation.selectors.rankings import RankedEntries, ranked_entries
-from annotation.services.assignment import leases_end
 from annotation.services.label_pool import (
     labels_reuse,
     reused_labels_refresh,
     side_by_side_hashes_set,
     standard_for,
 )
+from annotation.services.leases import leases_end
 from annotation.services.locks import campaign_lock
 from annotation.services.read_only import campaign_writable_check, campaign_writable_lock
 from plumbing.bulk import Progress, columns_insert, columns_insert_pks, rows_insert, rows_insert_pks

@@ -11,7 +11,7 @@ from django.utils.translation import gettext as _
 
 from annotation.errors import InputError, InputErrorCode
 from annotation.models import AnnotatorExclusion, Assignment, Campaign
-from annotation.services.assignment import leases_end
+from annotation.services.leases import leases_end
 from annotation.services.read_only import campaign_writable_lock
 from annotation.task_kinds import TASK_KINDS
 

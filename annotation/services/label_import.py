@@ -25,8 +25,8 @@ from annotation.models import (
 )
 from annotation.roles import Role
 from annotation.selectors.campaigns import campaign_document_pks, campaign_query_pks
-from annotation.services.assignment import task_slots_recount
 from annotation.services.labels import _revision_value
+from annotation.services.leases import task_slots_recount
 from annotation.services.read_only import campaign_writable_lock
 from plumbing.bulk import bulk_create_batched, rows_insert
 

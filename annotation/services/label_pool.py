@@ -27,7 +27,7 @@ from annotation.models import (
     RelevanceTask,
     SideBySideTask,
 )
-from annotation.services.assignment import task_slots_recount
+from annotation.services.leases import task_slots_recount
 from annotation.services.read_only import campaign_writable_check
 
 

@@ -28,7 +28,8 @@ from annotation.models import (
 from annotation.selectors.rankings import side_by_side_lists
 from annotation.selectors.task_page import label_version, preference_side
 from annotation.services import round_trip
-from annotation.services.assignment import lease_claim, lease_finish, member_check, repeat_lease_live
+from annotation.services.assignment import member_check, repeat_lease_live
+from annotation.services.leases import lease_claim, lease_finish
 from annotation.services.locks import task_lock
 from annotation.services.read_only import campaign_writable_check
 from annotation.task_kinds import RELEVANCE, SIDE_BY_SIDE, TaskKind, task_kind

@@ -13,9 +13,10 @@ from annotation.errors import TaskError, TaskErrorCode
 from annotation.models import Assignment, Preference, RelevanceTask, SideBySideTask, SkipReason
 from annotation.selectors.campaigns import AnnotatorProgress, campaign_progress
 from annotation.selectors.workbench import CampaignWork, annotator_campaigns
-from annotation.services.assignment import leases_expire, task_next, task_skip
+from annotation.services.assignment import task_next, task_skip
 from annotation.services.campaigns import campaign_import
 from annotation.services.labels import judgment_submit, preference_submit
+from annotation.services.leases import leases_expire
 
 
 def expire(assignment: Assignment) -> None:

@@ -33,12 +33,13 @@ from annotation.bundle import parse_bundle
 from annotation.errors import TaskError, TaskErrorCode
 from annotation.models import Assignment, Campaign, Judgment, RelevanceTask
 from annotation.services.adjudication import adjudication_set
-from annotation.services.assignment import task_next, task_skip, task_slots_recount
+from annotation.services.assignment import task_next, task_skip
 from annotation.services.campaigns import campaign_archive, campaign_import, campaign_pool_tasks
 from annotation.services.exclusions import annotator_exclude
 from annotation.services.interactions import interaction_log_import
 from annotation.services.label_pool import labels_reuse, reused_labels_refresh
 from annotation.services.labels import judgment_submit, label_submit
+from annotation.services.leases import task_slots_recount
 from tests.factories import form_data, threads_run
 
 MESSAGE = "This campaign is archived: nothing in it changes until a manager restores it."
@@ -61,16 +62,18 @@ _INSIDE_LABELS = "runs inside judgment_submit / preference_submit, after their c
 _PEOPLE = "people and sign-in: no campaign's rows"
 _NEW_CAMPAIGN = "creates a new campaign (or stages its import); never changes an existing one"
 EXEMPT = {
-    "assignment.lease_claim": _INSIDE_LABELS,
-    "assignment.lease_finish": _INSIDE_LABELS,
+    "leases.lease_claim": _INSIDE_LABELS,
+    "leases.lease_finish": _INSIDE_LABELS,
+    "leases.slot_open": "reads a locked task's slots, writes nothing",
+    "leases.slots_change": "runs inside the hand-out, task_skip, skip_undo and lease_finish, after checks",
     "assignment.repeat_lease_live": _INSIDE_LABELS,
     "adjudication.review_lease_take": "a reviewer's hold on a task, no label: none taken in an archived one",
     "adjudication.review_lease_next": "holds a task through review_lease_take",
     "locks.task_lock": _INSIDE_LABELS + ", task_skip's and adjudication_set's",
     "locks.campaign_lock": "inside read_only.campaign_writable_lock",
-    "assignment.leases_expire": "gives back the slots of leases past their time, whatever the campaign; "
+    "leases.leases_expire": "gives back the slots of leases past their time, whatever the campaign; "
     "archiving ends an archived campaign's leases, and it is handed out no more",
-    "assignment.leases_end": "ends the leases its caller chose: an exclusion (checked) or archiving",
+    "leases.leases_end": "ends the leases its caller chose: an exclusion (checked) or archiving",
     "campaigns.campaign_archive": "archiving and restoring: the one write an archived campaign takes",
     "campaigns.campaign_import": _NEW_CAMPAIGN,
     "campaigns.campaign_import_check": _NEW_CAMPAIGN,
@@ -379,7 +382,7 @@ WALKS: dict[str, tuple[set[str], Callable[[SimpleNamespace], None]]] = {
     "service_pool_tasks": ({"campaigns.campaign_pool_tasks"}, service(campaign_pool_tasks)),
     "service_labels_reuse": ({"label_pool.labels_reuse"}, service(labels_reuse)),
     "service_reused_labels_refresh": ({"label_pool.reused_labels_refresh"}, service(reused_labels_refresh)),
-    "service_slots_recount": ({"assignment.task_slots_recount"}, service(task_slots_recount)),
+    "service_slots_recount": ({"leases.task_slots_recount"}, service(task_slots_recount)),
 }
 
 
