@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from annotation.campaign_settings import parse_action_grades
+from annotation.setting_texts import parse_action_grades
 from metrics.compute.guardrails import GuardrailOutcome, evaluate_guardrails
 from metrics.compute.interactions.behaviour import (
     ActionGrades,

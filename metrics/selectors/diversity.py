@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from annotation.campaign_settings import DIVERSITY_METRIC, parse_guardrails
 from annotation.models import Campaign, NoveltyPopularity
+from annotation.setting_texts import DIVERSITY_METRIC, parse_guardrails
 from metrics.compute.diversity import evaluate_intents, intra_list_similarity, novelty
 from metrics.compute.guardrails import Bound, Guardrail
 from metrics.compute.labels import sorted_find

@@ -8,9 +8,9 @@ import numpy as np
 from django.db.models import IntegerField, Value
 from django.db.models.functions import Cast, Coalesce
 
-from annotation.campaign_settings import parse_action_grades
 from annotation.models import Campaign, Document, Impression
 from annotation.selectors.rankings import ranked_entries
+from annotation.setting_texts import parse_action_grades
 from metrics.compute.interactions.behaviour import ActionGrades, behaviour_qrels
 from metrics.compute.interactions.impressions import Impressions, compact
 from metrics.compute.interactions.simulation import default_click_model, simulate_log

@@ -14,8 +14,8 @@ from pathlib import Path
 import numpy as np
 from django.core.cache import cache
 
-from annotation.campaign_settings import parse_action_grades, parse_guardrails
 from annotation.models import Campaign
+from annotation.setting_texts import parse_action_grades, parse_guardrails
 from metrics.compute import labels, resampling
 from metrics.compute.guardrails import Bound, Guardrail
 from metrics.compute.interactions import behaviour as behaviour_grades

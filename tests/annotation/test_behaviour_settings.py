@@ -5,14 +5,14 @@ import dataclasses
 import pytest
 
 from annotation.bundle import parse_bundle
-from annotation.campaign_settings import (
+from annotation.campaign_settings import SETTINGS_BY_NAME
+from annotation.errors import InputError
+from annotation.setting_texts import (
     ACTION_GRADE_DEFAULTS,
     ONLINE_METRIC,
-    SETTINGS_BY_NAME,
     parse_action_grades,
     parse_guardrails,
 )
-from annotation.errors import InputError
 from metrics.compute.interactions.behaviour import ActionGrades
 from metrics.compute.interactions.online import metric_names
 
