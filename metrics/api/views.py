@@ -22,8 +22,8 @@ from annotation.selectors.labels import campaign_labels_export
 from metrics.api.serializers import DecisionSerializer, ReportSerializer
 from metrics.reports import CONTENT_TYPES, REPORT_FORMATS, report_filename, report_render
 from metrics.reports.data import behaviour_data, decision_summary
+from metrics.selectors.aggregation import campaign_aggregated_labels
 from metrics.selectors.diversity import intent_qrels_rows
-from metrics.selectors.evaluation_data import campaign_aggregated_labels
 from metrics.selectors.impressions import behaviour_qrels_rows
 from metrics.selectors.launch import launch_report_build
 from plumbing.routers import reads_from_replica, replica_stream

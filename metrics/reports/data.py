@@ -9,9 +9,9 @@ from metrics.compute.gsb import GSBSummary
 from metrics.compute.interactions.behaviour import GradeAgreement
 from metrics.compute.interactions.propensity import PropensityCurve
 from metrics.compute.significance import PairedComparison
+from metrics.selectors.aggregation import AggregationFit
 from metrics.selectors.behaviour import CampaignBehaviour, QueryPoint
 from metrics.selectors.diversity import lower_is_better
-from metrics.selectors.evaluation_data import AggregationFit
 from metrics.selectors.launch import Comparison, Coverage, LaunchReport
 from metrics.selectors.quality import AgreementFigure, CampaignAgreement
 

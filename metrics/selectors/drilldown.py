@@ -8,11 +8,8 @@ import numpy as np
 from annotation.list_changes import Move, rank_move
 from annotation.models import Campaign, Document, Query
 from annotation.selectors.rankings import ranked_entries
-from metrics.selectors.evaluation_data import (
-    aggregated_task_grades,
-    campaign_evaluation_data,
-    evaluation_depth,
-)
+from metrics.selectors.aggregation import aggregated_task_grades
+from metrics.selectors.evaluation_data import campaign_evaluation_data, evaluation_depth
 from metrics.selectors.scores import campaign_measures, scores_of_models
 
 

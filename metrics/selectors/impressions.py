@@ -14,10 +14,10 @@ from annotation.setting_texts import parse_action_grades
 from metrics.compute.interactions.behaviour import ActionGrades, behaviour_qrels
 from metrics.compute.interactions.impressions import Impressions, compact
 from metrics.compute.interactions.simulation import default_click_model, simulate_log
+from metrics.selectors.aggregation import campaign_aggregated_labels
 from metrics.selectors.evaluation_data import (
     CampaignModel,
     CampaignQueries,
-    campaign_aggregated_labels,
     campaign_models,
     campaign_queries,
 )

@@ -25,10 +25,10 @@ from metrics.compute.gsb import GSBSummary, gsb_by_segment, gsb_summary, model_v
 from metrics.compute.guardrails import evaluate_guardrails
 from metrics.compute.labels import columns_sha256, overridden_labels
 from metrics.compute.significance import PairedComparison
+from metrics.selectors.aggregation import AggregationFit
 from metrics.selectors.behaviour import CampaignBehaviour, campaign_behaviour
 from metrics.selectors.diversity import diversity_guardrails
 from metrics.selectors.evaluation_data import (
-    AggregationFit,
     CampaignEvaluationData,
     CampaignQueries,
     campaign_evaluation_data,

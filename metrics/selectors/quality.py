@@ -33,15 +33,14 @@ from metrics.compute.annotators import (
 )
 from metrics.compute.labels import VERDICT_SCALE
 from metrics.compute.wording import Phrase, phrase
+from metrics.selectors.aggregation import AggregationFit, aggregated_grades
 from metrics.selectors.diversity_agreement import diversity_agreement, marked_lists
 from metrics.selectors.diversity_rows import campaign_diversity_rows
 from metrics.selectors.evaluation_data import (
     NO_ONE,
-    AggregationFit,
     PreferenceRows,
     RelevanceLabels,
     RepeatPairs,
-    aggregated_grades,
     campaign_preferences,
     campaign_queries,
     campaign_relevance_labels,

@@ -11,6 +11,7 @@ from annotation.models import Campaign, RankingModel
 from metrics.compute.layout import RankedLabels, ranked_labels
 from metrics.compute.ranking import Gain, RankingSettings, evaluate_ranked, mean_intervals, weighted_mean
 from metrics.compute.significance import PairedComparison, paired_comparisons
+from metrics.selectors.aggregation import AggregationFit, aggregated_grades
 from metrics.selectors.diversity import (
     diversity_inputs,
     diversity_measures,
@@ -19,7 +20,7 @@ from metrics.selectors.diversity import (
     is_diversity_measure,
 )
 from metrics.selectors.diversity import measure_range as diversity_range
-from metrics.selectors.evaluation_data import AggregationFit, CampaignEvaluationData, aggregated_grades
+from metrics.selectors.evaluation_data import CampaignEvaluationData
 from trec.measures import parse_measure
 
 SEED = 0

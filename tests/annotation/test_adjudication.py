@@ -11,8 +11,8 @@ from annotation.services.adjudication import adjudication_set
 from annotation.services.label_import import labels_import
 from annotation.task_kinds import RELEVANCE, SIDE_BY_SIDE
 from metrics.compute.aggregation import majority_verdict
+from metrics.selectors.aggregation import aggregated_task_grades
 from metrics.selectors.evaluation_data import (
-    aggregated_task_grades,
     campaign_models,
     campaign_queries,
     campaign_relevance_labels,

@@ -13,7 +13,7 @@ from annotation.models import Adjudication, Campaign, Document, Judgment, Releva
 from annotation.services.label_import import labels_import
 from metrics.reports import svg
 from metrics.reports.palette import PALETTE
-from metrics.selectors.evaluation_data import AggregationFit
+from metrics.selectors.aggregation import AggregationFit
 
 
 def label(campaign, judgments=(), preferences=()):

@@ -6,8 +6,8 @@ from annotation.errors import InputError
 from annotation.management.cli import command_error
 from annotation.selectors.campaigns import campaign_get
 from annotation.selectors.labels import campaign_labels_export
+from metrics.selectors.aggregation import campaign_aggregated_labels
 from metrics.selectors.diversity import intent_qrels_rows
-from metrics.selectors.evaluation_data import campaign_aggregated_labels
 from metrics.selectors.impressions import behaviour_qrels_rows
 from trec.files import QRELS_INTEGER, write_qrels
 from trec.intents import write_intent_qrels
