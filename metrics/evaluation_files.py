@@ -34,6 +34,11 @@ PIECE_BYTES = 32 << 20
 MAX_WORKERS = 4
 
 
+def _qrels_index(path: str | Path, progress: Progress | None = None) -> QrelsIndex:
+    """TREC qrels read and indexed for scoring runs against them."""
+    return QrelsIndex(read_qrels(path, progress))
+
+
 def read_files(
     qrels_path: str | Path,
     run_paths: Iterable[str | Path],
@@ -46,7 +51,7 @@ def read_files(
     `progress` is told the bytes read of every file, from both threads. `load_qrels` reads and indexes the
     qrels (default: TREC qrels into a `QrelsIndex`)."""
     run_paths = list(run_paths)
-    load = load_qrels or (lambda path, told: QrelsIndex(read_qrels(path, told)))
+    load = load_qrels or _qrels_index
     pending = started(load, qrels_path, progress)
     try:
         first = read_run(run_paths[0], progress) if run_paths else None
@@ -91,7 +96,7 @@ def scored_runs(
     workers = workers or _cores()
     run_paths = list(run_paths)
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        indexed = pool.submit(lambda: QrelsIndex(read_qrels(qrels_path, progress)))
+        indexed = pool.submit(_qrels_index, qrels_path, progress)
         reads = _read_pieces(pool, run_paths[0], workers, progress) if run_paths else []
         index = indexed.result()
         yield index
