@@ -12,6 +12,7 @@ import numpy as np
 from metrics.compute.evaluation import (
     IntentQrelsIndex,
     QrelsIndex,
+    RankedLabels,
     RunEvaluation,
     evaluate_labels,
     evaluate_run,
@@ -129,7 +130,7 @@ def _read_piece(path, progress, span) -> tuple[Run, np.ndarray]:
 
 
 def _scored(pool, index, reads, measures, settings, judged_only, complete) -> ScoredRun:
-    labelled = []
+    labelled: list[Future[RankedLabels]] = []
     entries = lines = 0  # of the pieces before
     seen = np.zeros(0, dtype="S1")  # their query ids
     while reads:
@@ -139,8 +140,9 @@ def _scored(pool, index, reads, measures, settings, judged_only, complete) -> Sc
         except TrecFormatError as exc:
             raise _moved(exc, lines) from None
         if np.isin(queries, seen).any():
-            # A query's lines lie apart, in two pieces: the run is read again, whole, and scored so.
-            for later in reads:
+            # A query's lines lie apart, in two pieces: the run is read again, whole, and scored so. The
+            # pieces' reads and labels not yet started are dropped.
+            for later in (*reads, *labelled):
                 later.cancel()
             whole = read_run(piece.path)
             evaluation = evaluate_run(
