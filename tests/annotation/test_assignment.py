@@ -12,11 +12,17 @@ from annotation.bundle import parse_bundle
 from annotation.errors import TaskError, TaskErrorCode
 from annotation.models import Assignment, Preference, RelevanceTask, SideBySideTask, SkipReason
 from annotation.selectors.campaigns import AnnotatorProgress, campaign_progress
-from annotation.selectors.workbench import CampaignWork, annotator_campaigns
+from annotation.selectors.workbench import (
+    CampaignWork,
+    _tasks_unseen,
+    annotator_campaigns,
+    annotator_kind_progress,
+)
 from annotation.services.assignment import task_next, task_skip
 from annotation.services.campaigns import campaign_import
 from annotation.services.labels import judgment_submit, preference_submit
 from annotation.services.leases import leases_expire
+from annotation.task_kinds import TASK_KINDS
 
 
 def expire(assignment: Assignment) -> None:
@@ -218,6 +224,42 @@ def test_annotator_campaigns_counts_own_work(campaign, make_user):
     task_next(annotator=a, campaign=campaign)
     row = annotator_campaigns(annotator=a)[0]
     assert (row.done, row.remaining, row.skipped) == (1, 7, 1)
+
+
+def test_remaining_is_the_open_tasks_never_met(campaign, make_user):
+    """What an annotator could still be given is counted as the tasks with a slot left less those they met;
+    it equals testing every task for their labels and leases, through answers, skips, leases live and
+    expired, and tasks filled by others."""
+    rng = random.Random(11)
+    people = [make_user(f"p{number}", "annotator") for number in range(4)]
+
+    def one_by_one(person) -> dict[str, int]:
+        now = timezone.now()
+        live = Assignment.objects.filter(annotator=person, status="leased", expires_at__gt=now)
+        return {
+            kind.name: _tasks_unseen(kind=kind, annotator=person, now=now)
+            .filter(campaign=campaign, slots_spent__lt=kind.overlap(campaign))
+            .count()
+            + live.filter(**{f"{kind.assignment_field}__isnull": False}).count()
+            for kind in TASK_KINDS
+        }
+
+    for _ in range(30):
+        person = rng.choice(people)
+        lease = task_next(annotator=person, campaign=campaign)
+        if lease is not None:
+            action = rng.choice(["answer", "skip", "expire", "keep"])
+            if action == "answer":
+                answer(person, lease)
+            elif action == "skip":
+                task_skip(annotator=person, assignment=lease, reason=SkipReason.CANT_LOAD)
+            elif action == "expire":
+                expire(lease)
+        for someone in people:
+            expected = one_by_one(someone)
+            kinds = annotator_kind_progress(annotator=someone, campaign=campaign)
+            assert {kind.name: kind.remaining for kind in kinds} == expected
+            assert annotator_campaigns(annotator=someone)[0].remaining == sum(expected.values())
 
 
 def test_campaign_progress(campaign, make_user, django_assert_max_num_queries):
