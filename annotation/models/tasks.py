@@ -30,10 +30,12 @@ class HandedOutTask(models.Model):
 class RelevanceTask(HandedOutTask):
     """A pooled (query, document) pair to grade; shared by every model that retrieved it."""
 
-    # The indexes below start with campaign and with query: no index of their own. On PostgreSQL the keys are
-    # two composite ones, (campaign, query) and (campaign, document), not three (migration 0027): a task's
-    # query and document are in its campaign. Triggers check them once a statement, not once a row
-    # (migration 0028, plumbing/statement_keys.py): an import's COPY of its tasks is one check, not two each.
+    # Three indexes: the key, (campaign, shuffle_key) and the unique (document, query), which also finds a
+    # document's tasks. A query's tasks are found through its campaign: an index of their own would cost
+    # every import's COPY as much again (docs/performance.md). On PostgreSQL the keys are two composite
+    # ones, (campaign, query) and (campaign, document), not three (migration 0027): a task's query and
+    # document are in its campaign. Triggers check them once a statement, not once a row (migration 0028,
+    # plumbing/statement_keys.py): an import's COPY of its tasks is one check, not two each.
     campaign = models.ForeignKey(
         Campaign,
         on_delete=models.CASCADE,
@@ -45,14 +47,18 @@ class RelevanceTask(HandedOutTask):
         Query, on_delete=models.CASCADE, related_name="relevance_tasks", db_index=False, db_constraint=False
     )
     document = models.ForeignKey(
-        Document, on_delete=models.CASCADE, related_name="relevance_tasks", db_constraint=False
+        Document,
+        on_delete=models.CASCADE,
+        related_name="relevance_tasks",
+        db_index=False,
+        db_constraint=False,
     )
     gold_grade = models.SmallIntegerField(null=True, blank=True, help_text="A known grade, for gold checks.")
 
     class Meta:
         ordering = ["campaign", "query", "document"]
         constraints = [
-            models.UniqueConstraint(fields=["query", "document"], name="relevance_task_pair_unique"),
+            models.UniqueConstraint(fields=["document", "query"], name="relevance_task_pair_unique"),
         ]
         indexes = [models.Index(fields=["campaign", "shuffle_key"], name="relevance_task_shuffle")]
 

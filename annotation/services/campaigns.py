@@ -330,10 +330,11 @@ def campaign_pool_tasks(*, campaign: Campaign) -> tuple[int, int]:
 
 def _relevance_tasks_pool(campaign: Campaign, entries: RankedEntries) -> int:
     """A task for every distinct (query, document) in some model's top `pool_depth` that has none yet, in
-    (query, document) order; returns how many were created."""
+    (document, query) order, the unique index's: written in that order, its entries go in at its end, as
+    the key's do; only the shuffle order's go in at random places. Returns how many were created."""
     top = entries.rank <= campaign.pool_depth
     query, document = entries.query[top], entries.document[top]
-    order = np.lexsort((document, query))
+    order = np.lexsort((query, document))
     query, document = query[order], document[order]
     first = np.ones(query.size, dtype=bool)  # the first of each run of equal pairs
     first[1:] = (query[1:] != query[:-1]) | (document[1:] != document[:-1])

@@ -224,6 +224,22 @@ def test_database_keeps_one_online_model_per_campaign(campaign):
         RankingModel.objects.create(campaign=campaign, name="second", role=RankingModel.Role.ONLINE)
 
 
+def test_database_keeps_one_relevance_task_per_query_and_document(campaign):
+    task = RelevanceTask.objects.filter(campaign=campaign).first()
+    # PostgreSQL names the constraint, SQLite its columns.
+    said = "relevance_task_pair_unique|UNIQUE constraint failed: annotation_relevancetask"
+    with pytest.raises(IntegrityError, match=said), transaction.atomic():
+        RelevanceTask.objects.create(campaign=campaign, query_id=task.query_id, document_id=task.document_id)
+
+
+def test_pooled_tasks_are_written_in_their_unique_index_order(campaign):
+    # Each task's (document, query) entry goes in at the index's end: the import's COPY pays for one index
+    # taking rows at random places (the shuffle order), not two.
+    written = RelevanceTask.objects.filter(campaign=campaign).order_by("pk")
+    pairs = list(written.values_list("document_id", "query_id"))
+    assert pairs == sorted(pairs) and len(set(pairs)) > 2
+
+
 def test_database_keeps_one_judgment_per_annotator_and_task(campaign, make_user):
     user = make_user("ann", "annotator")
     task = RelevanceTask.objects.filter(campaign=campaign).first()
