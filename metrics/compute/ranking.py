@@ -302,7 +302,7 @@ def _as_label_matrix(values: ArrayLike, name: str) -> np.ndarray:
 
 
 class _Scorer:
-    """Shares the cumulative sums that several measures of one evaluation need."""
+    """Shares the gains, relevance and counts that several measures of one evaluation need."""
 
     def __init__(
         self,
@@ -381,8 +381,11 @@ class _Scorer:
         # NaN >= t is False: unjudged documents are not relevant.
         return self._cached("relevant", lambda: self.labels >= self.settings.rel_threshold)
 
-    def _relevant_cumulative(self) -> np.ndarray:
-        return self._cached("relevant_cumulative", lambda: np.cumsum(self._relevant(), axis=1))
+    def _relevant_in_top(self, k: int | None) -> np.ndarray:
+        """How many of each query's first k documents (all of them for k None) are relevant: a count of
+        those columns, not a cumulative `[queries × depth]` copy."""
+        width = self.depth if k is None else min(k, self.depth)
+        return self._cached(f"relevant@{k}", lambda: np.count_nonzero(self._relevant()[:, :width], axis=1))
 
     def _n_relevant(self) -> np.ndarray:
         return self._cached(
@@ -398,11 +401,11 @@ class _Scorer:
         if family == "CG":
             return self._at(np.cumsum(self._gains(), axis=1), k).copy()
         if family == "P":
-            return self._at(self._relevant_cumulative(), k) / k
+            return self._relevant_in_top(k) / k
         if family == "R":
-            return ratio_or_zero(self._at(self._relevant_cumulative(), k), self._n_relevant())
+            return ratio_or_zero(self._relevant_in_top(k), self._n_relevant())
         if family == "Judged":
-            return self._at(np.cumsum(~np.isnan(self.labels), axis=1), k) / k
+            return np.count_nonzero(~np.isnan(self.labels[:, :k]), axis=1) / k
         if family == "RR":
             relevant = self._relevant()[:, :k] if k else self._relevant()
             if relevant.shape[1] == 0:
@@ -412,9 +415,7 @@ class _Scorer:
             return np.where(found, 1.0 / (first + 1.0), 0.0)
         if family == "AP":
             relevant = self._relevant()[:, :k] if k else self._relevant()
-            hits = self._relevant_cumulative()[:, : relevant.shape[1]]
-            precision_at_hits = hits / np.arange(1, relevant.shape[1] + 1) * relevant
-            return ratio_or_zero(precision_at_hits.sum(axis=1), self._n_relevant())
+            return ratio_or_zero(_precision_at_hits(relevant), self._n_relevant())
         raise AssertionError(f"unhandled measure {measure}")
 
 
@@ -426,6 +427,18 @@ def _row_sums(matrix: np.ndarray, weights: np.ndarray) -> np.ndarray:
     block = max(1, (1 << 20) // max(matrix.shape[1], 1))
     for start in range(0, matrix.shape[0], block):
         np.sum(matrix[start : start + block] * weights, axis=1, out=out[start : start + block])
+    return out
+
+
+def _precision_at_hits(relevant: np.ndarray) -> np.ndarray:
+    """Σ_{i : relevant_i} P@i for each row, a block of rows at a time: the block's cumulative counts and
+    products stay in cache (one cumulative sum of a whole large run took most of its scoring)."""
+    out = np.empty(relevant.shape[0])
+    ranks = np.arange(1, relevant.shape[1] + 1)
+    block = max(1, (1 << 16) // max(relevant.shape[1], 1))
+    for start in range(0, relevant.shape[0], block):
+        rows = relevant[start : start + block]
+        np.sum(np.cumsum(rows, axis=1) / ranks * rows, axis=1, out=out[start : start + block])
     return out
 
 

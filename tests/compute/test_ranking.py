@@ -125,6 +125,22 @@ def test_many_queries_at_once_match_one_at_a_time():
             assert together[measure][row] == alone[measure][0]
 
 
+def test_average_precision_keeps_its_definition_across_blocks_of_queries():
+    # Enough queries for several of the blocks AP is summed in: each query's value is still its own.
+    rng = np.random.default_rng(7)
+    labels = rng.integers(0, 4, size=(3000, 100)).astype(float)
+    labels[rng.random(labels.shape) < 0.3] = NAN
+    together = evaluate_ranked(labels, ["AP", "P@10", "R@10"])
+    for row in range(0, labels.shape[0], 97):
+        ranks = [rank for rank, label in enumerate(labels[row], 1) if label >= 1]
+        expected = sum(hits / rank for hits, rank in enumerate(ranks, 1)) / len(ranks)
+        assert together["AP"][row] == pytest.approx(expected, rel=1e-12)
+        assert together["P@10"][row] == sum(rank <= 10 for rank in ranks) / 10
+        alone = evaluate_ranked(labels[row : row + 1], ["AP", "R@10"])
+        assert together["AP"][row] == alone["AP"][0]
+        assert together["R@10"][row] == alone["R@10"][0]
+
+
 @pytest.mark.parametrize(
     ("name", "canonical"),
     [
