@@ -43,7 +43,7 @@ from metrics.selectors.evaluation_data import (
     RepeatPairs,
     campaign_preferences,
     campaign_queries,
-    campaign_relevance_labels,
+    campaign_relevance_labels_later,
     campaign_repeat_pairs,
     excluded_annotators,
 )
@@ -157,8 +157,9 @@ def campaign_quality(*, campaign: Campaign, n_resamples: int = 1000) -> Campaign
     repeats), in nine queries (twelve when near-duplicates were marked); the figures are kept in the shared
     cache under the digest of these reads (`metrics.selectors.kept`). When computed, the agreement is on a
     second thread beside the rest."""
-    queries = campaign_queries(campaign=campaign)
-    relevance = campaign_relevance_labels(campaign=campaign, queries=queries)
+    later = campaign_relevance_labels_later(campaign=campaign)
+    queries = campaign_queries(campaign=campaign)  # while the labels are read
+    relevance = later.result(queries)
     preferences = campaign_preferences(campaign=campaign)
     annotator_pk = np.union1d(relevance.annotator_pk, preferences.annotator_pk)
     usernames = dict(
