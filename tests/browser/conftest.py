@@ -7,12 +7,14 @@ Without /usr/bin/chromium the browser tests are skipped with the reason printed,
 import os
 import re
 import shutil
+import time
 from io import StringIO
 from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import Group
 from django.core.management import call_command
+from django.db import connection
 
 from annotation.models import Campaign
 from annotation.roles import Role
@@ -50,6 +52,30 @@ def browser_page(browser, live_server):
     page.set_default_timeout(10_000)
     yield page
     context.close()
+    _wait_for_the_server()
+
+
+def _wait_for_the_server(seconds: float = 30.0) -> None:
+    """Until no request of the live server reads the test database any more. A page's own requests after it
+    has loaded (the home page fetches each campaign's decision) go on at the server after the browser has
+    gone; the flush that ends the test would otherwise deadlock with their reads (it truncates every table
+    at once, they lock one table after another)."""
+    if connection.vendor != "postgresql":
+        return
+    deadline = time.monotonic() + seconds
+    while True:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_stat_clear_snapshot()")  # the view is kept per transaction otherwise
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+                " AND backend_type = 'client backend' AND state <> 'idle' AND pid <> pg_backend_pid()"
+            )
+            busy = cursor.fetchone()[0]
+        if not busy:
+            return
+        if time.monotonic() > deadline:
+            pytest.fail(f"{busy} session(s) of the live server still busy {seconds:.0f} s after the test")
+        time.sleep(0.05)
 
 
 @pytest.fixture
