@@ -31,7 +31,7 @@ def _feed(digest, value: object) -> None:
     if isinstance(value, np.ndarray):
         digest.update(f"array {value.dtype.str} {value.shape}\n".encode())
         if value.dtype.hasobject:
-            _feed(digest, value.tolist())
+            _feed_objects(digest, value.tolist())
         else:
             digest.update(np.ascontiguousarray(value).tobytes())
     elif isinstance(value, Model):
@@ -61,6 +61,19 @@ def _feed(digest, value: object) -> None:
         digest.update(f"{type(value).__name__} {len(text)}\n".encode() + text.encode())
     else:
         raise TypeError(f"no digest of {type(value).__qualname__}")
+
+
+def _feed_objects(digest, items: list) -> None:
+    try:
+        # Text only (a campaign's query ids and texts): every length, then the text joined, which tells
+        # them apart as the list's repr does, in a fifth of its time; join refuses anything but text.
+        joined = "".join(items)
+    except TypeError:
+        _feed(digest, items)
+    else:
+        lengths = np.fromiter(map(len, items), dtype=np.int64, count=len(items))
+        digest.update(b"text\n" + lengths.tobytes())
+        digest.update(joined.encode("utf-8", "surrogatepass"))
 
 
 def sources_digest(paths: Iterable[Path]) -> str:

@@ -5,6 +5,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from annotation.models import Campaign
 from plumbing.digests import inputs_digest, sources_digest
@@ -35,11 +37,28 @@ def test_equal_inputs_give_equal_digests_and_any_difference_another():
         (Pair(1, 2), Pair(2, 1)),
         (["a", "b"], ["ab"]),
         (np.array(["a", "b"], dtype=object), np.array(["ab", ""], dtype=object)),
+        (np.array(["1", "2"], dtype=object), np.array([1, 2], dtype=object)),
+        (np.array(["a", None], dtype=object), np.array(["a", "None"], dtype=object)),  # not text: walked
+        (np.array(["é", "\ud800"], dtype=object), np.array(["e", "\ud800"], dtype=object)),
+        (np.array([["a"], ["b"]], dtype=object), np.array([["ab"], [""]], dtype=object)),
         ([np.arange(2), 1], [np.arange(3), 1]),  # a list of arrays is walked, not printed in short
     ]
     for first, second in different:
         assert inputs_digest(first) != inputs_digest(second), (first, second)
     assert inputs_digest(1, 2) != inputs_digest(12) != inputs_digest((1, 2))
+
+
+@given(st.lists(st.text(max_size=4), min_size=1, max_size=6), st.data())
+def test_arrays_of_text_cut_elsewhere_have_other_digests(items: list, data):
+    """Text arrays are digested by their lengths and their joined text: the same text cut into as many
+    pieces elsewhere is another array, and another digest."""
+    joined = "".join(items)
+    cuts = sorted(
+        data.draw(st.lists(st.integers(0, len(joined)), min_size=len(items) - 1, max_size=len(items) - 1))
+    )
+    other = [joined[start:end] for start, end in zip([0, *cuts], [*cuts, len(joined)], strict=True)]
+    digests = [inputs_digest(np.array(pieces, dtype=object)) for pieces in (items, other)]
+    assert (digests[0] == digests[1]) == (items == other)
 
 
 def test_a_model_instance_is_digested_by_every_column():
