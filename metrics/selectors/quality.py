@@ -154,7 +154,7 @@ class CampaignQuality:
 
 def campaign_quality(*, campaign: Campaign, n_resamples: int = 1000) -> CampaignQuality:
     """Agreement with 95% bootstrap intervals and every annotator's figures (excluded ones too, marked; their
-    repeats), in nine queries (twelve when near-duplicates were marked); the figures are kept in the shared
+    repeats), in ten queries (thirteen when near-duplicates were marked); the figures are kept in the shared
     cache under the digest of these reads (`metrics.selectors.kept`). When computed, the agreement is on a
     second thread beside the rest."""
     later = campaign_relevance_labels_later(campaign=campaign)

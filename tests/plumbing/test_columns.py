@@ -173,12 +173,14 @@ def test_the_report_reads_the_tasks_in_the_tables_order_and_sorts_them_by_id(cam
     # A row whose indexed column changes moves within the table (PostgreSQL writes its new version after the
     # others): read in the table's order, the tasks would no longer be in id order.
     RelevanceTask.objects.filter(pk=tasks[0].pk).update(gold_grade=2, shuffle_key=F("shuffle_key") + 1)
+    RelevanceTask.objects.filter(pk=tasks[-1].pk).update(gold_grade=0)
     alice = make_user("alice")
     Judgment.objects.create(campaign_id=campaign.pk, task=tasks[1], annotator=alice, grade=3)
     relevance = campaign_relevance_labels(campaign=campaign, queries=campaign_queries(campaign=campaign))
     assert relevance.task_pk.tolist() == [task.pk for task in tasks]
     assert relevance.task_document.tolist() == [task.document_id for task in tasks]
-    assert relevance.gold.task.tolist() == [0]
+    assert relevance.gold.task.tolist() == [0, len(tasks) - 1]  # the gold tasks, read apart, matched by id
+    assert relevance.gold.label.tolist() == [2.0, 0.0]
     assert relevance.task_pk[relevance.judgment_task].tolist() == [tasks[1].pk]
 
 
