@@ -32,7 +32,7 @@ class RelevanceTask(HandedOutTask):
 
     # Four indexes: the key, (campaign, shuffle_key), the unique (document, query), which also finds a
     # document's tasks, and the campaign's gold tasks (few; a report reads them apart from the rest, which
-    # spares it a column of every task, a fifth of that read). A query's tasks are found through its
+    # spares it a column of every task, a quarter of that read). A query's tasks are found through its
     # campaign: an index of their own would cost every import's COPY as much again (docs/performance.md).
     # On PostgreSQL the keys are two composite ones, (campaign, query) and (campaign, document), not three
     # (migration 0027): a task's query and document are in its campaign. Triggers check them once a

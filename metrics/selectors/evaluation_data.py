@@ -228,7 +228,7 @@ def campaign_relevance_labels_later(
         .order_by()
         .values_list("pk", "query_id", "document_id")
     )
-    # The gold grades apart, by their own index: sending a grade with every task was a fifth of that read.
+    # The gold grades apart, by their own index: sending a grade with every task was a quarter of that read.
     gold_tasks = (
         RelevanceTask.objects.filter(campaign=campaign, gold_grade__isnull=False)
         .order_by()
